@@ -1,0 +1,113 @@
+/**
+ * Errors are data: a closed set of stable codes, an HTTP status where one exists,
+ * and whether trying again may help. Recognised across duplicated package copies
+ * through a Symbol.for marker (`ParlanceError.isInstance`), never `instanceof`.
+ */
+export const ERROR_CODES = [
+  'invalid_request',
+  'authentication',
+  'permission',
+  'not_found',
+  'rate_limited',
+  'overloaded',
+  'server_error',
+  'timeout',
+  'network',
+  'context_length_exceeded',
+  'content_filter',
+  'invalid_response',
+  'aborted',
+  'tool_error',
+  'unknown',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+const MARKER = Symbol.for('parlance.error');
+
+/** Codes for which the same request may succeed later. */
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'overloaded', 'server_error', 'timeout', 'network']);
+
+export interface ParlanceErrorOptions {
+  status?: number;
+  retryable?: boolean;
+  retryAfterMs?: number;
+  /** Where in the input the problem is (e.g. ['messages', 3, 'parts', 0, 'type']). */
+  path?: (string | number)[];
+  cause?: unknown;
+}
+
+export class ParlanceError extends Error {
+  readonly [MARKER] = true;
+  override readonly name = 'ParlanceError';
+  readonly code: ErrorCode;
+  readonly status?: number;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  readonly path?: (string | number)[];
+
+  constructor(code: ErrorCode, message: string, options: ParlanceErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    if (options.status !== undefined) this.status = options.status;
+    this.retryable = options.retryable ?? RETRYABLE.has(code);
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+    if (options.path !== undefined) this.path = options.path;
+  }
+
+  static isInstance(value: unknown): value is ParlanceError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  }
+
+  /** Wraps anything thrown into a ParlanceError, keeping one that already is. */
+  static from(value: unknown, fallback: ErrorCode = 'unknown'): ParlanceError {
+    if (ParlanceError.isInstance(value)) return value;
+    if (isAbortError(value)) return new ParlanceError('aborted', 'The operation was aborted', { cause: value });
+    const message = value instanceof Error ? value.message : String(value);
+    return new ParlanceError(fallback, message, { cause: value });
+  }
+
+  /** The JSON shape sent over the wire: no stack, no cause. */
+  toJSON(): ErrorPayload {
+    const out: ErrorPayload = { code: this.code, message: this.message, retryable: this.retryable };
+    if (this.status !== undefined) out.status = this.status;
+    if (this.retryAfterMs !== undefined) out.retryAfterMs = this.retryAfterMs;
+    if (this.path !== undefined) out.path = this.path;
+    return out;
+  }
+}
+
+export interface ErrorPayload {
+  code: ErrorCode;
+  message: string;
+  retryable: boolean;
+  status?: number;
+  retryAfterMs?: number;
+  path?: (string | number)[];
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+export function isAbortError(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    ((value as { name?: unknown }).name === 'AbortError' || (value as { name?: unknown }).name === 'TimeoutError')
+  );
+}
+
+/** Maps an HTTP status to the protocol's code (provider-specific bodies may refine it). */
+export function errorCodeForStatus(status: number): ErrorCode {
+  if (status === 400 || status === 422) return 'invalid_request';
+  if (status === 401) return 'authentication';
+  if (status === 403) return 'permission';
+  if (status === 404) return 'not_found';
+  if (status === 408) return 'timeout';
+  if (status === 413) return 'invalid_request';
+  if (status === 429) return 'rate_limited';
+  if (status === 503 || status === 529) return 'overloaded';
+  if (status >= 500) return 'server_error';
+  return 'unknown';
+}

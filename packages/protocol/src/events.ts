@@ -1,0 +1,225 @@
+/**
+ * The wire protocol: what a dialect decodes a provider's stream into, what the engine
+ * emits, what the server sends and what the browser folds. Blocks (text, reasoning,
+ * tool calls) are addressed by id, so they may interleave.
+ */
+import type { ErrorCode } from './error.ts';
+import type { FinishReason, HaltReason } from './finish.ts';
+import type { Message, Provenance, ProviderState } from './message.ts';
+import type { Thread } from './thread.ts';
+import type { Usage } from './usage.ts';
+
+export const PROTOCOL_VERSION = 1;
+
+/** A new assistant message begins (one per model response). */
+export interface MessageStartEvent {
+  type: 'message-start';
+  /** The message id (assigned by the engine or server; dialects may leave it out). */
+  messageId?: string;
+  /** The provider's response id. */
+  responseId?: string;
+  model?: string;
+  provenance?: Provenance;
+}
+
+export interface TextStartEvent {
+  type: 'text-start';
+  id: string;
+  providerState?: ProviderState;
+}
+export interface TextDeltaEvent {
+  type: 'text-delta';
+  id: string;
+  delta: string;
+}
+export interface TextEndEvent {
+  type: 'text-end';
+  id: string;
+  providerState?: ProviderState;
+}
+
+export interface ReasoningStartEvent {
+  type: 'reasoning-start';
+  id: string;
+  providerState?: ProviderState;
+}
+export interface ReasoningDeltaEvent {
+  type: 'reasoning-delta';
+  id: string;
+  delta: string;
+}
+export interface ReasoningEndEvent {
+  type: 'reasoning-end';
+  id: string;
+  signature?: string;
+  redacted?: boolean;
+  providerState?: ProviderState;
+}
+
+export interface ToolCallStartEvent {
+  type: 'tool-call-start';
+  id: string;
+  name: string;
+  providerExecuted?: boolean;
+  providerState?: ProviderState;
+}
+/** A fragment of the call's JSON arguments, as the provider streamed it. */
+export interface ToolCallDeltaEvent {
+  type: 'tool-call-delta';
+  id: string;
+  delta: string;
+}
+/** The call is complete; `input` is the parsed arguments. */
+export interface ToolCallEndEvent {
+  type: 'tool-call-end';
+  id: string;
+  input: unknown;
+  providerState?: ProviderState;
+}
+
+/** A tool's result: from the engine (local tools) or from the provider (server tools). */
+export interface ToolResultEvent {
+  type: 'tool-result';
+  toolCallId: string;
+  name: string;
+  output: unknown;
+  isError?: boolean;
+  providerExecuted?: boolean;
+  providerState?: ProviderState;
+}
+
+export interface SourceEvent {
+  type: 'source';
+  url: string;
+  title?: string;
+  providerState?: ProviderState;
+}
+
+export interface FileEvent {
+  type: 'file';
+  mediaType: string;
+  data?: string;
+  url?: string;
+  filename?: string;
+  providerState?: ProviderState;
+}
+
+/** Usage reported so far in this response (later reports overlay earlier ones field by field). */
+export interface UsageEvent {
+  type: 'usage';
+  usage: Usage;
+}
+
+export interface FinishEvent {
+  type: 'finish';
+  finishReason: FinishReason;
+  rawFinishReason?: string;
+  usage: Usage;
+}
+
+export interface ErrorEvent {
+  type: 'error';
+  code: ErrorCode;
+  message: string;
+  retryable: boolean;
+  status?: number;
+}
+
+// The engine's events.
+
+export interface StepStartEvent {
+  type: 'step-start';
+  step: number;
+}
+export interface StepFinishEvent {
+  type: 'step-finish';
+  step: number;
+  finishReason: FinishReason;
+  usage: Usage;
+}
+export interface ApprovalRequestedEvent {
+  type: 'approval-requested';
+  toolCallId: string;
+  name: string;
+  input: unknown;
+}
+export interface AskUserEvent {
+  type: 'ask-user';
+  toolCallId: string;
+  question: string;
+}
+/** A partial structured-output object, parsed tolerantly from the JSON received so far. */
+export interface ObjectDeltaEvent {
+  type: 'object-delta';
+  object: unknown;
+}
+/** A run ended. Exactly one per run, whatever the ending. */
+export interface ChatFinishEvent {
+  type: 'chat-finish';
+  haltReason: HaltReason;
+  usage: Usage;
+  thread?: Thread;
+  error?: { code: ErrorCode; message: string };
+}
+
+export type Event =
+  | MessageStartEvent
+  | TextStartEvent
+  | TextDeltaEvent
+  | TextEndEvent
+  | ReasoningStartEvent
+  | ReasoningDeltaEvent
+  | ReasoningEndEvent
+  | ToolCallStartEvent
+  | ToolCallDeltaEvent
+  | ToolCallEndEvent
+  | ToolResultEvent
+  | SourceEvent
+  | FileEvent
+  | UsageEvent
+  | FinishEvent
+  | ErrorEvent
+  | StepStartEvent
+  | StepFinishEvent
+  | ApprovalRequestedEvent
+  | AskUserEvent
+  | ObjectDeltaEvent
+  | ChatFinishEvent;
+
+export type EventType = Event['type'];
+export type EventOf<T extends EventType> = Extract<Event, { type: T }>;
+
+export const EVENT_TYPES = [
+  'message-start',
+  'text-start',
+  'text-delta',
+  'text-end',
+  'reasoning-start',
+  'reasoning-delta',
+  'reasoning-end',
+  'tool-call-start',
+  'tool-call-delta',
+  'tool-call-end',
+  'tool-result',
+  'source',
+  'file',
+  'usage',
+  'finish',
+  'error',
+  'step-start',
+  'step-finish',
+  'approval-requested',
+  'ask-user',
+  'object-delta',
+  'chat-finish',
+] as const satisfies readonly EventType[];
+
+/** Builds the error event for a ParlanceError-like value. */
+export function errorEvent(error: { code: ErrorCode; message: string; retryable: boolean; status?: number }): ErrorEvent {
+  const event: ErrorEvent = { type: 'error', code: error.code, message: error.message, retryable: error.retryable };
+  if (error.status !== undefined) event.status = error.status;
+  return event;
+}
+
+/** Re-export so users can type message-level callbacks without a second import. */
+export type { Message };

@@ -1,0 +1,82 @@
+export {
+  ERROR_CODES,
+  ParlanceError,
+  errorCodeForStatus,
+  isAbortError,
+  isErrorCode,
+  type ErrorCode,
+  type ErrorPayload,
+  type ParlanceErrorOptions,
+} from './error.ts';
+export {
+  EVENT_TYPES,
+  PROTOCOL_VERSION,
+  errorEvent,
+  type ApprovalRequestedEvent,
+  type AskUserEvent,
+  type ChatFinishEvent,
+  type ErrorEvent,
+  type Event,
+  type EventOf,
+  type EventType,
+  type FileEvent,
+  type FinishEvent,
+  type MessageStartEvent,
+  type ObjectDeltaEvent,
+  type ReasoningDeltaEvent,
+  type ReasoningEndEvent,
+  type ReasoningStartEvent,
+  type SourceEvent,
+  type StepFinishEvent,
+  type StepStartEvent,
+  type TextDeltaEvent,
+  type TextEndEvent,
+  type TextStartEvent,
+  type ToolCallDeltaEvent,
+  type ToolCallEndEvent,
+  type ToolCallStartEvent,
+  type ToolResultEvent,
+  type UsageEvent,
+} from './events.ts';
+export { FINISH_REASONS, HALT_REASONS, type FinishReason, type HaltReason } from './finish.ts';
+export { collectResponse, createFoldState, foldEvents, reduceEvents, toResponse, type FoldState } from './fold.ts';
+export {
+  messageText,
+  type FilePart,
+  type Message,
+  type Part,
+  type PartType,
+  type Provenance,
+  type ProviderState,
+  type ReasoningPart,
+  type Role,
+  type SourcePart,
+  type TextPart,
+  type ToolCallPart,
+  type ToolResultPart,
+} from './message.ts';
+export type {
+  CacheSetting,
+  JSONSchema,
+  LanguageModel,
+  ModelCallOptions,
+  ModelRequest,
+  ReasoningEffort,
+  StructuredOutput,
+  ThinkingSetting,
+  ToolChoice,
+  ToolDefinition,
+} from './request.ts';
+export type { Response } from './response.ts';
+export { messageSchema, partSchema } from './schema.ts';
+export {
+  THREAD_VERSION,
+  createThread,
+  parseThread,
+  parseThreadLenient,
+  serializeThread,
+  type QuarantinedMessage,
+  type Thread,
+} from './thread.ts';
+export { USAGE_KEYS, addUsage, mergeUsage, type Usage } from './usage.ts';
+export { formatSseFrame, parseEventId, formatEventId } from './wire.ts';

@@ -1,0 +1,82 @@
+/**
+ * Messages and parts: the shape every package speaks. Plain JSON data only, so a
+ * thread can be saved, sent and reloaded anywhere (see thread.ts).
+ */
+
+/** Opaque per-dialect data kept for round trips, keyed by dialect id (signatures, encrypted reasoning, item ids). */
+export type ProviderState = Record<string, unknown>;
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+interface PartBase {
+  providerState?: ProviderState;
+}
+
+export interface TextPart extends PartBase {
+  type: 'text';
+  text: string;
+}
+
+export interface ReasoningPart extends PartBase {
+  type: 'reasoning';
+  text: string;
+  signature?: string;
+  /** The provider withheld the text (Anthropic `redacted_thinking`, encrypted-only reasoning); the data lives in providerState. */
+  redacted?: boolean;
+}
+
+export interface ToolCallPart extends PartBase {
+  type: 'tool-call';
+  id: string;
+  name: string;
+  input: unknown;
+  /** Executed by the provider itself (web search, code interpreter, MCP): no local result is owed. */
+  providerExecuted?: boolean;
+}
+
+export interface ToolResultPart extends PartBase {
+  type: 'tool-result';
+  toolCallId: string;
+  name: string;
+  output: unknown;
+  isError?: boolean;
+  providerExecuted?: boolean;
+}
+
+export type FilePart = PartBase & {
+  type: 'file';
+  mediaType: string;
+  filename?: string;
+} & ({ data: string; url?: undefined } | { url: string; data?: undefined });
+
+export interface SourcePart extends PartBase {
+  type: 'source';
+  url: string;
+  title?: string;
+}
+
+export type Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | FilePart | SourcePart;
+export type PartType = Part['type'];
+
+export interface Provenance {
+  provider: string;
+  model: string;
+  dialect: string;
+}
+
+export interface Message {
+  id: string;
+  role: Role;
+  parts: Part[];
+  /** ISO 8601 timestamp. */
+  createdAt?: string;
+  metadata?: Record<string, unknown>;
+  provenance?: Provenance;
+}
+
+/** The text of a message's text parts, joined. */
+export function messageText(message: Pick<Message, 'parts'>): string {
+  let out = '';
+  for (const part of message.parts) if (part.type === 'text') out += part.text;
+  return out;
+}

@@ -1,0 +1,83 @@
+/**
+import type { Event } from './events.ts';
+ * A normalized model request: what the engine hands a dialect to encode. Dialects
+ * map each field to their API and say in a comment where it is documented.
+ */
+import type { Message } from './message.ts';
+
+/** A JSON Schema object (draft 2020-12 or 07 subset, as providers accept). */
+export type JSONSchema = Record<string, unknown>;
+
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  inputSchema: JSONSchema;
+  /** Ask for strict schema adherence where the API supports it. */
+  strict?: boolean;
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
+
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+
+/**
+ * A provider-neutral thinking setting. Each dialect maps it: effort levels for
+ * OpenAI, token budgets for Anthropic and Gemini 2.5, levels for Gemini 3, a flag for Ollama.
+ * `false` turns thinking off where the API allows it.
+ */
+export type ThinkingSetting = false | { effort?: ReasoningEffort; budgetTokens?: number };
+
+export interface StructuredOutput {
+  type: 'json';
+  schema: JSONSchema;
+  name?: string;
+  description?: string;
+  /** Strict schema adherence where the API supports it (default true). */
+  strict?: boolean;
+}
+
+/** Prompt-cache hints. Dialects with explicit breakpoints (Anthropic) place them; others pass keys. */
+export interface CacheSetting {
+  /** Mark the system prompt, the tool list and the last message as cacheable (default true when `cache` is set). */
+  breakpoints?: boolean;
+  /** A cache routing key (OpenAI `prompt_cache_key`). */
+  key?: string;
+  /** Time to live where the API lets one choose (Anthropic: '5m' | '1h'). */
+  ttl?: '5m' | '1h';
+}
+
+export interface ModelRequest {
+  model: string;
+  /** A system prompt; system-role messages in `messages` are joined after it. */
+  system?: string;
+  messages: Message[];
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stop?: string[];
+  thinking?: ThinkingSetting;
+  output?: StructuredOutput;
+  cache?: CacheSetting;
+  /** Merged last into the body, verbatim: provider-specific extras. */
+  extra?: Record<string, unknown>;
+}
+
+export interface ModelCallOptions {
+  signal?: AbortSignal;
+  /** Extra HTTP headers for this call (transport-level; ignored by in-memory models). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Anything that turns a request into a protocol event stream: a real provider
+ * (engine), a scripted fake (testing), a remote server. The stream never throws:
+ * failures arrive as an `error` event followed by `finish` with reason 'error'.
+ */
+export interface LanguageModel {
+  readonly provider: string;
+  readonly modelId: string;
+  readonly dialect: string;
+  stream(request: Omit<ModelRequest, 'model'>, options?: ModelCallOptions): AsyncIterable<Event>;
+}

@@ -1,0 +1,16 @@
+import type { ErrorPayload } from './error.ts';
+import type { FinishReason } from './finish.ts';
+import type { Message } from './message.ts';
+import type { Usage } from './usage.ts';
+
+/** One model response, collected. */
+export interface Response {
+  id?: string;
+  model?: string;
+  message: Message;
+  finishReason: FinishReason;
+  rawFinishReason?: string;
+  usage: Usage;
+  warnings?: string[];
+  error?: ErrorPayload;
+}
