@@ -1,1 +1,18 @@
-export {};
+export { anthropicMessages } from './anthropic-messages/index.ts';
+export { createFramer, decodeDialectStream, decodeDialectText, type DecodeStreamOptions, type Framer } from './decode-stream.ts';
+export { googleGemini } from './google-gemini/index.ts';
+export { ollamaChat } from './ollama-chat/index.ts';
+export { openaiCompletions } from './openai-completions/index.ts';
+export { openaiResponses } from './openai-responses/index.ts';
+export { decodeStream, decodeText, getDialect, isDialectId } from './registry.ts';
+export { createStreamState, parseJson, parseToolInput, type StreamState } from './shared/stream-state.ts';
+export {
+  DIALECT_IDS,
+  type Decoder,
+  type DecoderFailure,
+  type DecoderOptions,
+  type Dialect,
+  type DialectId,
+  type PathOptions,
+  type WireEvent,
+} from './types.ts';

@@ -1,0 +1,44 @@
+/**
+ * All five dialects by id. Importing this module bundles every dialect; an app that
+ * speaks one imports its subpath (`@parlance/dialects/anthropic-messages`) instead.
+ */
+import type { Event } from '@parlance/protocol';
+import { ParlanceError } from '@parlance/protocol';
+import { anthropicMessages } from './anthropic-messages/index.ts';
+import { decodeDialectStream, decodeDialectText, type DecodeStreamOptions } from './decode-stream.ts';
+import { googleGemini } from './google-gemini/index.ts';
+import { ollamaChat } from './ollama-chat/index.ts';
+import { openaiCompletions } from './openai-completions/index.ts';
+import { openaiResponses } from './openai-responses/index.ts';
+import { DIALECT_IDS, type Dialect, type DialectId, type DecoderOptions } from './types.ts';
+
+const dialects: Record<DialectId, Dialect> = {
+  openai_completions: openaiCompletions,
+  openai_responses: openaiResponses,
+  anthropic_messages: anthropicMessages,
+  google_gemini: googleGemini,
+  ollama_chat: ollamaChat,
+};
+
+export function isDialectId(value: unknown): value is DialectId {
+  return typeof value === 'string' && (DIALECT_IDS as readonly string[]).includes(value);
+}
+
+export function getDialect(id: DialectId | string): Dialect {
+  if (!isDialectId(id)) {
+    throw new ParlanceError('invalid_request', `Unknown dialect "${id}". Known dialects: ${DIALECT_IDS.join(', ')}`);
+  }
+  return dialects[id];
+}
+
+export function decodeStream(
+  dialect: DialectId | Dialect,
+  body: ReadableStream<Uint8Array>,
+  options?: DecodeStreamOptions,
+): AsyncGenerator<Event> {
+  return decodeDialectStream(typeof dialect === 'string' ? getDialect(dialect) : dialect, body, options);
+}
+
+export function decodeText(dialect: DialectId | Dialect, text: string | Uint8Array, options?: DecoderOptions): Event[] {
+  return decodeDialectText(typeof dialect === 'string' ? getDialect(dialect) : dialect, text, options);
+}

@@ -1,0 +1,66 @@
+/**
+ * What a dialect is: pure translation between the protocol and one wire format.
+ * No fetch, no timers, no globals, no configuration beyond the decoder's quirk options.
+ */
+import type { ErrorCode, Event, ModelRequest } from '@parlance/protocol';
+
+export type DialectId = 'openai_completions' | 'openai_responses' | 'anthropic_messages' | 'google_gemini' | 'ollama_chat';
+
+export const DIALECT_IDS = [
+  'openai_completions',
+  'openai_responses',
+  'anthropic_messages',
+  'google_gemini',
+  'ollama_chat',
+] as const satisfies readonly DialectId[];
+
+/** One framed message from the wire: an SSE event, or one NDJSON line as `data`. */
+export interface WireEvent {
+  event?: string | undefined;
+  data: string;
+  id?: string | undefined;
+}
+
+export interface DecoderFailure {
+  code: ErrorCode;
+  message: string;
+  retryable?: boolean;
+  status?: number;
+}
+
+/**
+ * Push-based and I/O-free, in the eventsource-parser shape: state lives in the
+ * closure; each call returns the protocol events it produced.
+ */
+export interface Decoder {
+  push(wire: WireEvent): Event[];
+  /** The body ended. Emits `finish` if the stream had one coming, or an `invalid_response` error if it was cut. */
+  end(): Event[];
+  /** The transport failed (network error, abort): closes what is open, keeps what arrived, emits error + finish. */
+  fail(failure: DecoderFailure): Event[];
+}
+
+/**
+ * Per-provider quirks of a shared wire format. Each is an option on the one
+ * decoder, never a copy of it.
+ */
+export interface DecoderOptions {
+  /** Tool-call ids: some providers repeat the id on every chunk, some send none. */
+  toolCallIds?: 'first' | 'synthesize';
+  /** Field names carrying reasoning text, in order of preference (Chat Completions). */
+  reasoningFields?: readonly string[];
+}
+
+export interface PathOptions {
+  stream?: boolean;
+}
+
+export interface Dialect {
+  id: DialectId;
+  framing: 'sse' | 'ndjson';
+  /** The request path relative to the provider's base URL. */
+  path(model: string, options?: PathOptions): string;
+  /** The JSON body for a streaming request. */
+  encodeRequest(request: ModelRequest): Record<string, unknown>;
+  createDecoder(options?: DecoderOptions): Decoder;
+}
