@@ -86,6 +86,8 @@ export interface ToolResultEvent {
   isError?: boolean;
   providerExecuted?: boolean;
   providerState?: ProviderState;
+  /** Id for the tool message this result opens (engine-assigned; the fold derives one if absent). */
+  messageId?: string;
 }
 
 export interface SourceEvent {

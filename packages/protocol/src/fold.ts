@@ -185,7 +185,7 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
       if (last && last.role === 'tool') {
         messages[messages.length - 1] = { ...last, parts: [...last.parts, part] };
       } else {
-        messages.push({ id: `msg-${messages.length}`, role: 'tool', parts: [part] });
+        messages.push({ id: event.messageId ?? `msg-${messages.length}`, role: 'tool', parts: [part] });
       }
       return { ...state, messages };
     }

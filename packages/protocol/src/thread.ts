@@ -102,7 +102,8 @@ export function parseThread(input: string | unknown): Thread {
       const first = describe(result.error.issues[0] as Issue, ['messages', i]);
       throw invalid(first.path, first.reason, result.error);
     }
-    messages.push(result.data as Message);
+    // Keep the input itself, not zod's copy: a copy drops keys such as "__proto__" inside opaque data.
+    messages.push(raw[i] as Message);
   }
   return build(root, messages);
 }
@@ -115,7 +116,7 @@ export function parseThreadLenient(input: string | unknown): { thread: Thread; q
   const quarantined: QuarantinedMessage[] = [];
   for (let i = 0; i < raw.length; i++) {
     const result = messageSchema.safeParse(raw[i]);
-    if (result.success) messages.push(result.data as Message);
+    if (result.success) messages.push(raw[i] as Message);
     else quarantined.push({ index: i, raw: raw[i], ...describe(result.error.issues[0] as Issue, ['messages', i]) });
   }
   return { thread: build(root, messages), quarantined };

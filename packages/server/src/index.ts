@@ -1,1 +1,13 @@
-export {};
+export {
+  createParlanceApp,
+  createParlanceHandler,
+  type ChatRunInput,
+  type ChatRunner,
+  type Env,
+  type ModelEntry,
+  type ParlanceServerOptions,
+  type RunFinish,
+} from './handler.ts';
+export { createMemoryRunStore, type MemoryRunStoreOptions, type RunRecord, type RunStatus, type RunStore, type StoredEvent } from './run-store.ts';
+export { chatBodySchema, resumeSchema, type ChatBody, type Resume } from './schema.ts';
+export { SSE_HEADERS, sseResponse } from './sse.ts';

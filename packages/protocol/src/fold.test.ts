@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import type { Event } from './events.ts';
+import { collectResponse, createFoldState, foldEvents, reduceEvents, toResponse } from './fold.ts';
+
+describe('the fold', () => {
+  it('keeps interleaved blocks apart, addressed by id', async () => {
+    const events: Event[] = [
+      { type: 'message-start', messageId: 'm1', responseId: 'resp_1', model: 'x' },
+      { type: 'reasoning-start', id: 'r' },
+      { type: 'text-start', id: 't' },
+      { type: 'reasoning-delta', id: 'r', delta: 'think ' },
+      { type: 'text-delta', id: 't', delta: 'Hel' },
+      { type: 'reasoning-delta', id: 'r', delta: 'hard' },
+      { type: 'text-delta', id: 't', delta: 'lo' },
+      { type: 'reasoning-end', id: 'r', signature: 'sig', providerState: { anthropic_messages: { signature: 'sig' } } },
+      { type: 'text-end', id: 't' },
+      { type: 'finish', finishReason: 'stop', rawFinishReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 5 } },
+    ];
+    const response = await collectResponse(events);
+    expect(response).toEqual({
+      id: 'resp_1',
+      model: 'x',
+      message: {
+        id: 'm1',
+        role: 'assistant',
+        parts: [
+          { type: 'reasoning', text: 'think hard', signature: 'sig', providerState: { anthropic_messages: { signature: 'sig' } } },
+          { type: 'text', text: 'Hello' },
+        ],
+      },
+      finishReason: 'stop',
+      rawFinishReason: 'end_turn',
+      usage: { inputTokens: 3, outputTokens: 5 },
+    });
+  });
+
+  it('joins a tool call whose arguments arrive in many deltas and takes the parsed input from the end event', () => {
+    const args = JSON.stringify({ city: 'Zürich', days: [1, 2, 3] });
+    const events: Event[] = [{ type: 'message-start' }, { type: 'tool-call-start', id: 'c1', name: 'weather' }];
+    for (const ch of args) events.push({ type: 'tool-call-delta', id: 'c1', delta: ch });
+    events.push({ type: 'tool-call-end', id: 'c1', input: JSON.parse(args) });
+    events.push({ type: 'finish', finishReason: 'tool-calls', usage: {} });
+    const response = toResponse(foldEvents(events));
+    expect(response.message.parts).toEqual([{ type: 'tool-call', id: 'c1', name: 'weather', input: { city: 'Zürich', days: [1, 2, 3] } }]);
+    expect(response.finishReason).toBe('tool-calls');
+  });
+
+  it('collects a stream that ends without finish as an invalid_response error, keeping everything received', async () => {
+    const response = await collectResponse([
+      { type: 'message-start' },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'partial ans' },
+      { type: 'tool-call-start', id: 'c', name: 'f' },
+      { type: 'tool-call-delta', id: 'c', delta: '{"a":1}' },
+    ]);
+    expect(response.finishReason).toBe('error');
+    expect(response.error?.code).toBe('invalid_response');
+    expect(response.message.parts).toEqual([
+      { type: 'text', text: 'partial ans' },
+      { type: 'tool-call', id: 'c', name: 'f', input: { a: 1 } },
+    ]);
+  });
+
+  it('keeps a provider error and the text before it', async () => {
+    const response = await collectResponse(
+      (async function* () {
+        yield { type: 'message-start' } as Event;
+        yield { type: 'text-delta', id: 't', delta: 'so far' } as Event;
+        yield { type: 'error', code: 'overloaded', message: 'Overloaded', retryable: true } as Event;
+        yield { type: 'finish', finishReason: 'error', usage: {} } as Event;
+      })(),
+    );
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'so far' }]);
+    expect(response.error).toEqual({ code: 'overloaded', message: 'Overloaded', retryable: true });
+    expect(response.finishReason).toBe('error');
+  });
+
+  it('folds a multi-step run into assistant and tool messages and sums usage across steps', () => {
+    const state = foldEvents(
+      [
+        { type: 'step-start', step: 0 },
+        { type: 'message-start', messageId: 'a1' },
+        { type: 'tool-call-start', id: 'c1', name: 'add' },
+        { type: 'tool-call-end', id: 'c1', input: { a: 1, b: 2 } },
+        { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 2 } },
+        { type: 'tool-result', toolCallId: 'c1', name: 'add', output: 3, messageId: 't1' },
+        { type: 'message-start', messageId: 'a2' },
+        { type: 'text-delta', id: '0', delta: '3' },
+        { type: 'finish', finishReason: 'stop', usage: { inputTokens: 15, outputTokens: 1 } },
+        { type: 'chat-finish', haltReason: 'completed', usage: { inputTokens: 25, outputTokens: 3 } },
+      ],
+      createFoldState([{ id: 'u1', role: 'user', parts: [{ type: 'text', text: '1+2?' }] }]),
+    );
+    expect(state.messages.map((m) => [m.id, m.role])).toEqual([
+      ['u1', 'user'],
+      ['a1', 'assistant'],
+      ['t1', 'tool'],
+      ['a2', 'assistant'],
+    ]);
+    expect(state.messages[2]!.parts).toEqual([{ type: 'tool-result', toolCallId: 'c1', name: 'add', output: 3 }]);
+    expect(state.totalUsage).toEqual({ inputTokens: 25, outputTokens: 3 });
+    expect(state.haltReason).toBe('completed');
+  });
+
+  it('shares untouched messages between states, so a UI re-renders only what changed', () => {
+    const before = foldEvents(
+      [{ type: 'message-start', messageId: 'a' }, { type: 'text-delta', id: 't', delta: 'x' }],
+      createFoldState([{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'hi' }] }]),
+    );
+    const after = reduceEvents(before, { type: 'text-delta', id: 't', delta: 'y' });
+    expect(after.messages[0]).toBe(before.messages[0]);
+    expect(after.messages[1]).not.toBe(before.messages[1]);
+    expect(before.messages[1]!.parts[0]).toEqual({ type: 'text', text: 'x' });
+  });
+
+  it('leaves usage fields the provider did not report undefined', async () => {
+    const response = await collectResponse([
+      { type: 'message-start' },
+      { type: 'usage', usage: { inputTokens: 4 } },
+      { type: 'finish', finishReason: 'stop', usage: { outputTokens: 2 } },
+    ]);
+    expect(response.usage).toEqual({ inputTokens: 4, outputTokens: 2 });
+    expect('cacheReadTokens' in response.usage).toBe(false);
+  });
+});

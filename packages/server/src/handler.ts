@@ -1,0 +1,319 @@
+/**
+ * The Parlance HTTP surface: a Hono app whose `fetch` is a plain
+ * `(Request) => Promise<Response>`, so it runs unchanged on Workers, Node, Bun,
+ * Deno and as a Next.js or Remix route handler. Provider keys are read from the
+ * runtime's environment (Workers bindings or process.env), never from requests.
+ *
+ * Routes (mount under any prefix with `app.route('/api', parlance)`):
+ *   POST /chat                 start or continue a run; SSE of protocol events
+ *   GET  /runs/:runId/events   resume from Last-Event-ID, then follow live
+ *   POST /runs/:runId/cancel   abort the run upstream; it ends with chat-finish 'cancelled'
+ *   GET  /models               the models this server offers
+ */
+import {
+  type ErrorCode,
+  type Event,
+  errorEvent,
+  type HaltReason,
+  type Message,
+  ParlanceError,
+  parseEventId,
+  parseThread,
+  type Thread,
+  type Usage,
+  createThread,
+} from '@parlance/protocol';
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { createMemoryRunStore, type RunStore } from './run-store.ts';
+import { type ChatBody, chatBodySchema, type Resume } from './schema.ts';
+import { sseResponse } from './sse.ts';
+
+export interface ModelEntry {
+  /** What clients send as `model`, e.g. 'anthropic:claude-sonnet-4-5'. */
+  id: string;
+  provider: string;
+  name?: string;
+  capabilities?: Record<string, unknown>;
+}
+
+export type Env = Record<string, string | undefined>;
+
+export interface ChatRunInput {
+  runId: string;
+  thread: Thread;
+  model: string;
+  options: Record<string, unknown>;
+  resume?: Resume;
+  signal: AbortSignal;
+  env: Env;
+  principal: unknown;
+  generateId: (prefix: string) => string;
+}
+
+/** Runs a chat and yields protocol events, ending with exactly one `chat-finish`. */
+export type ChatRunner = (input: ChatRunInput) => AsyncIterable<Event>;
+
+export interface RunFinish {
+  runId: string;
+  principal: unknown;
+  model: string;
+  haltReason: HaltReason;
+  usage: Usage;
+  thread?: Thread;
+}
+
+export interface ParlanceServerOptions {
+  run: ChatRunner;
+  models: ModelEntry[] | ((env: Env) => ModelEntry[] | Promise<ModelEntry[]>);
+  /** The model used when a request names none (default: the first offered). */
+  defaultModel?: string;
+  /** Returns a principal (any value) or a Response to refuse the request (401/403). */
+  authorize?: (request: Request) => unknown | Response | Promise<unknown | Response>;
+  /** Per-principal allow-list: may this principal use this model? */
+  allowModel?: (principal: unknown, model: string) => boolean | Promise<boolean>;
+  /** Returns a Response (e.g. 429) to refuse, anything else to proceed. */
+  rateLimit?: (principal: unknown, request: Request) => undefined | Response | Promise<undefined | Response>;
+  onFinish?: (finish: RunFinish) => void | Promise<void>;
+  store?: RunStore;
+  /** Request bodies larger than this are refused with 413 (default 1 MiB). */
+  maxBodyBytes?: number;
+  heartbeatMs?: number;
+  /** The runtime's environment when it is not Hono's `c.env` (default: process.env when present). */
+  env?: Env;
+  generateId?: (prefix: string) => string;
+  /** A path prefix the routes live under when the app is not mounted by a parent (e.g. '/api' for a Next.js catch-all route). */
+  basePath?: string;
+}
+
+function randomId(prefix: string): string {
+  return `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
+}
+
+function errorResponse(status: number, code: ErrorCode, message: string, issues?: unknown): Response {
+  const error: Record<string, unknown> = { code, message };
+  if (issues !== undefined) error.issues = issues;
+  return Response.json({ error }, { status });
+}
+
+async function readBody(request: Request, limit: number): Promise<string | Response> {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    return errorResponse(413, 'invalid_request', `The request body is larger than ${limit} bytes`);
+  }
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return errorResponse(413, 'invalid_request', `The request body is larger than ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+function runtimeEnv(c: Context, fallback: Env | undefined): Env {
+  if (fallback) return fallback;
+  const bindings = c.env as Record<string, unknown> | undefined;
+  if (bindings && typeof bindings === 'object' && !('incoming' in bindings)) {
+    const out: Env = {};
+    for (const [k, v] of Object.entries(bindings)) if (typeof v === 'string') out[k] = v;
+    if (Object.keys(out).length) return out;
+  }
+  return (globalThis as { process?: { env?: Env } }).process?.env ?? {};
+}
+
+function waitUntil(c: Context, promise: Promise<unknown>) {
+  try {
+    c.executionCtx.waitUntil(promise);
+  } catch {
+    // No execution context (Node, Bun, tests): the promise runs on its own.
+  }
+}
+
+export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any, any> {
+  const store = options.store ?? createMemoryRunStore();
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const generateId = options.generateId ?? randomId;
+  // Abort controllers of the runs this isolate is executing (a cancel reaches the instance that runs it).
+  const running = new Map<string, AbortController>();
+  const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
+
+  async function offered(env: Env): Promise<ModelEntry[]> {
+    return typeof options.models === 'function' ? await options.models(env) : options.models;
+  }
+
+  async function authorize(request: Request): Promise<{ principal: unknown } | Response> {
+    if (!options.authorize) return { principal: undefined };
+    const result = await options.authorize(request);
+    if (result instanceof Response) return result;
+    if (result === undefined || result === null || result === false) {
+      return errorResponse(401, 'authentication', 'Authentication required');
+    }
+    return { principal: result };
+  }
+
+  function principalKey(principal: unknown): string {
+    if (principal === undefined) return 'anonymous';
+    if (typeof principal === 'string') return principal;
+    const id = (principal as { id?: unknown })?.id;
+    return typeof id === 'string' ? id : JSON.stringify(principal);
+  }
+
+  async function startRun(c: Context, body: ChatBody, thread: Thread, model: string, principal: unknown): Promise<string> {
+    const runId = generateId('run');
+    await store.create({ id: runId, requestKey: `${principalKey(principal)}:${body.clientRequestId}`, status: 'running', createdAt: Date.now() });
+    const controller = new AbortController();
+    running.set(runId, controller);
+    const env = runtimeEnv(c, options.env);
+    const input: ChatRunInput = {
+      runId,
+      thread,
+      model,
+      options: body.options ?? {},
+      signal: controller.signal,
+      env,
+      principal,
+      generateId,
+    };
+    if (body.resume) input.resume = body.resume;
+    const work = (async () => {
+      let finished = false;
+      try {
+        for await (const raw of options.run(input)) {
+          const event = raw.type === 'message-start' && !raw.messageId ? { ...raw, messageId: generateId('msg') } : raw;
+          await store.append(runId, event);
+          if (event.type === 'chat-finish') {
+            finished = true;
+            const finish: RunFinish = { runId, principal, model, haltReason: event.haltReason, usage: event.usage };
+            if (event.thread) finish.thread = event.thread;
+            try {
+              await options.onFinish?.(finish);
+            } catch {
+              // A failing persistence hook must not break the stream the user is reading.
+            }
+            break;
+          }
+        }
+      } catch (error) {
+        const failure = ParlanceError.from(error);
+        await store.append(runId, errorEvent({ code: failure.code, message: failure.message, retryable: failure.retryable }));
+      } finally {
+        if (!finished) {
+          const haltReason: HaltReason = controller.signal.aborted ? 'cancelled' : 'error';
+          await store.append(runId, { type: 'chat-finish', haltReason, usage: {} });
+        }
+        running.delete(runId);
+        await store.finish(runId);
+      }
+    })();
+    waitUntil(c, work);
+    return runId;
+  }
+
+  app.post('/chat', async (c) => {
+    const auth = await authorize(c.req.raw);
+    if (auth instanceof Response) return auth;
+    const { principal } = auth;
+    if (options.rateLimit) {
+      const refused = await options.rateLimit(principal, c.req.raw);
+      if (refused instanceof Response) return refused;
+    }
+    const text = await readBody(c.req.raw, maxBodyBytes);
+    if (text instanceof Response) return text;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      return errorResponse(400, 'invalid_request', `The body is not valid JSON: ${(error as Error).message}`);
+    }
+    const parsed = chatBodySchema.safeParse(json);
+    if (!parsed.success) {
+      return errorResponse(400, 'invalid_request', 'The request body is invalid', parsed.error.issues);
+    }
+    const body = parsed.data;
+    let thread: Thread;
+    try {
+      thread = body.thread
+        ? parseThread(body.thread)
+        : parseThread(createThread(generateId('thread'), body.messages as Message[]));
+    } catch (error) {
+      const e = ParlanceError.from(error, 'invalid_request');
+      const path = body.thread ? ['thread', ...(e.path ?? [])] : ['messages', ...(e.path ?? []).slice(1)];
+      return errorResponse(400, 'invalid_request', e.message, [{ path, message: e.message }]);
+    }
+    const env = runtimeEnv(c, options.env);
+    const models = await offered(env);
+    const model = body.model ?? options.defaultModel ?? models[0]?.id;
+    if (!model || !models.some((m) => m.id === model)) {
+      return errorResponse(400, 'invalid_request', `Unknown model "${body.model ?? ''}"`);
+    }
+    if (options.allowModel && !(await options.allowModel(principal, model))) {
+      return errorResponse(403, 'permission', `You may not use model "${model}"`);
+    }
+    const existing = await store.findByRequestKey(`${principalKey(principal)}:${body.clientRequestId}`);
+    const runId = existing?.id ?? (await startRun(c, body, thread, model, principal));
+    return sseResponse((signal) => store.follow(runId, -1, signal), { runId, heartbeatMs });
+  });
+
+  app.get('/runs/:runId/events', async (c) => {
+    const auth = await authorize(c.req.raw);
+    if (auth instanceof Response) return auth;
+    const runId = c.req.param('runId');
+    const run = await store.get(runId);
+    if (!run || !run.requestKey.startsWith(`${principalKey(auth.principal)}:`)) {
+      return errorResponse(404, 'not_found', `No run "${runId}"`);
+    }
+    const last = parseEventId(c.req.header('Last-Event-ID') ?? c.req.query('lastEventId'));
+    const after = last && last.runId === runId ? last.sequence : -1;
+    return sseResponse((signal) => store.follow(runId, after, signal), { runId, heartbeatMs });
+  });
+
+  app.post('/runs/:runId/cancel', async (c) => {
+    const auth = await authorize(c.req.raw);
+    if (auth instanceof Response) return auth;
+    const runId = c.req.param('runId');
+    const run = await store.get(runId);
+    if (!run || !run.requestKey.startsWith(`${principalKey(auth.principal)}:`)) {
+      return errorResponse(404, 'not_found', `No run "${runId}"`);
+    }
+    running.get(runId)?.abort(new ParlanceError('aborted', 'The run was cancelled'));
+    return c.json({ ok: true, status: run.status }, 202);
+  });
+
+  app.get('/models', async (c) => {
+    const auth = await authorize(c.req.raw);
+    if (auth instanceof Response) return auth;
+    const models = await offered(runtimeEnv(c, options.env));
+    const visible = [];
+    for (const m of models) if (!options.allowModel || (await options.allowModel(auth.principal, m.id))) visible.push(m);
+    return c.json({ models: visible });
+  });
+
+  app.notFound(() => errorResponse(404, 'not_found', 'No such route'));
+  app.onError((error) => {
+    // Never leak a stack trace or upstream details: the code and a generic message only.
+    const e = ParlanceError.isInstance(error) ? error : undefined;
+    return errorResponse(e?.status ?? 500, e?.code ?? 'server_error', e ? e.message : 'Internal error');
+  });
+  return app;
+}
+
+/** The same app as a plain `(request) => Promise<Response>`: a Next.js or Remix route handler. */
+export function createParlanceHandler(options: ParlanceServerOptions): (request: Request) => Promise<Response> {
+  const app = createParlanceApp(options);
+  return async (request) => app.fetch(request);
+}
