@@ -6,6 +6,7 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -29,6 +30,7 @@ await build({
 });
 if (existsSync('tsconfig.build.json')) {
   const require = createRequire(import.meta.url);
-  const tsc = require.resolve('typescript/bin/tsc');
+  // TypeScript 7 exports no `bin/tsc` subpath; find the bin beside its package.json.
+  const tsc = join(dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
 }

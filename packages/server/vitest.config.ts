@@ -1,3 +1,15 @@
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } });
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'node', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], environment: 'node' } },
+      {
+        // Inside workerd (the Workers runtime) through @cloudflare/vitest-pool-workers.
+        plugins: [cloudflareTest({ wrangler: { configPath: './test-workerd/wrangler.jsonc' } })],
+        test: { name: 'workerd', include: ['test-workerd/**/*.test.ts'] },
+      },
+    ],
+  },
+});

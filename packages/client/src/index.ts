@@ -1,1 +1,29 @@
-export {};
+export { ChatStore, type ChatOptions, type ClientTool, type SendMode } from './chat-store.ts';
+export { chatReducer, type ChatAction, type ChatState, type ChatStatus, type PendingInput } from './chat-reducer.ts';
+export {
+  RECORD_VERSION,
+  indexedDbAdapter,
+  loadRecord,
+  localStorageAdapter,
+  toRecord,
+  type ChatRecord,
+  type ListingAdapter,
+  type PersistAdapter,
+  type RunCursor,
+  type ThreadSummary,
+} from './persist.ts';
+export { emitRunFinish, onRunFinish, type RunFinish } from './run-events.ts';
+export { readSse, type FrameHandler } from './sse.ts';
+export { Store, nextFrame, type Listener, type Schedule } from './store.ts';
+export { StreamStore, type StreamOptions, type StreamSource, type StreamState } from './stream-store.ts';
+export {
+  cancelRun,
+  listModels,
+  postChat,
+  request,
+  resumeRun,
+  type ChatRequestBody,
+  type ModelInfo,
+  type ResumeInput,
+  type TransportOptions,
+} from './transport.ts';

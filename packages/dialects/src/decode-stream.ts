@@ -57,70 +57,122 @@ function abortMessage(signal: AbortSignal): string {
   return 'The request was aborted';
 }
 
-/** Decodes a response body with one dialect (the registry's `decodeStream` also takes an id). */
-export async function* decodeDialectStream(
+/**
+ * Decodes a response body with one dialect (the registry's `decodeStream` also takes an id).
+ *
+ * A hand-written async iterator rather than an async generator: each `read()` of
+ * the body yields a batch of events that are then handed out of a plain array, so
+ * the per-event cost is one resolved promise, not a generator resumption per
+ * `yield` (which cost about half the decode time on long streams).
+ */
+export function decodeDialectStream(
   spec: Dialect,
   body: ReadableStream<Uint8Array>,
   options: DecodeStreamOptions = {},
-): AsyncGenerator<Event> {
+): AsyncIterableIterator<Event> {
   const decoder: Decoder = spec.createDecoder(options);
   const framer = createFramer(spec.framing);
   const text = new TextDecoder('utf-8');
   const reader = body.getReader();
   const { signal } = options;
+  let queue: Event[] = [];
+  let index = 0;
+  /** A `finish` was queued: nothing more is read or emitted. */
   let finished = false;
-  const emit = function* (events: Event[]) {
-    for (const event of events) {
-      if (event.type === 'finish') finished = true;
-      yield event;
-    }
-  };
+  let released = false;
+
   const onAbort = () => {
     reader.cancel(signal?.reason).catch(() => {});
   };
   signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    while (!finished) {
+
+  function release(cancel: boolean) {
+    if (released) return;
+    released = true;
+    signal?.removeEventListener('abort', onAbort);
+    if (cancel) reader.cancel().catch(() => {});
+  }
+
+  function enqueue(events: Event[]) {
+    for (const event of events) {
+      if (finished) return;
+      queue.push(event);
+      if (event.type === 'finish') finished = true;
+    }
+  }
+
+  function feed(wires: WireEvent[]) {
+    for (const wire of wires) {
+      if (finished) return;
+      enqueue(decoder.push(wire));
+    }
+  }
+
+  function aborted() {
+    enqueue(decoder.fail({ code: 'aborted', message: abortMessage(signal!), retryable: false }));
+  }
+
+  /** Reads until at least one event is queued or the stream is over. */
+  async function fill(): Promise<void> {
+    while (index >= queue.length && !finished) {
+      queue = [];
+      index = 0;
       if (signal?.aborted) {
-        yield* emit(decoder.fail({ code: 'aborted', message: abortMessage(signal), retryable: false }));
-        return;
+        aborted();
+        break;
       }
       let result: ReadableStreamReadResult<Uint8Array>;
       try {
         result = await reader.read();
       } catch (error) {
-        if (signal?.aborted) {
-          yield* emit(decoder.fail({ code: 'aborted', message: abortMessage(signal), retryable: false }));
-        } else {
+        if (signal?.aborted) aborted();
+        else {
           const message = error instanceof Error ? error.message : String(error);
-          yield* emit(decoder.fail({ code: 'network', message: `The connection failed mid-stream: ${message}` }));
+          enqueue(decoder.fail({ code: 'network', message: `The connection failed mid-stream: ${message}` }));
         }
-        return;
+        break;
       }
-      if (result.done) break;
-      if (signal?.aborted) continue;
-      for (const wire of framer.push(text.decode(result.value, { stream: true }))) {
-        yield* emit(decoder.push(wire));
-        if (finished) break;
+      if (signal?.aborted) {
+        aborted();
+        break;
       }
+      if (result.done) {
+        const rest = text.decode();
+        feed(rest ? framer.push(rest) : []);
+        feed(framer.flush());
+        if (!finished) enqueue(decoder.end());
+        finished = true;
+        break;
+      }
+      feed(framer.push(text.decode(result.value, { stream: true })));
     }
-    if (finished) return;
-    if (signal?.aborted) {
-      yield* emit(decoder.fail({ code: 'aborted', message: abortMessage(signal), retryable: false }));
-      return;
-    }
-    const rest = text.decode();
-    const wires = [...(rest ? framer.push(rest) : []), ...framer.flush()];
-    for (const wire of wires) {
-      yield* emit(decoder.push(wire));
-      if (finished) return;
-    }
-    yield* emit(decoder.end());
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    if (!finished) reader.cancel().catch(() => {});
-    reader.releaseLock?.();
   }
+
+  const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
+  const iterator: AsyncIterableIterator<Event> = {
+    async next() {
+      if (index < queue.length) return { done: false, value: queue[index++]! };
+      if (finished) {
+        release(true);
+        return done;
+      }
+      await fill();
+      if (index < queue.length) return { done: false, value: queue[index++]! };
+      release(true);
+      return done;
+    },
+    async return() {
+      // The consumer stopped early: stop reading the body.
+      finished = true;
+      queue = [];
+      release(true);
+      return done;
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
 }
 
 /** Decodes a complete body held in memory (tests, the CLI). */

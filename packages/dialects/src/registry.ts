@@ -35,7 +35,7 @@ export function decodeStream(
   dialect: DialectId | Dialect,
   body: ReadableStream<Uint8Array>,
   options?: DecodeStreamOptions,
-): AsyncGenerator<Event> {
+): AsyncIterableIterator<Event> {
   return decodeDialectStream(typeof dialect === 'string' ? getDialect(dialect) : dialect, body, options);
 }
 

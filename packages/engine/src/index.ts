@@ -1,1 +1,30 @@
-export {};
+export * from './providers/index.ts';
+export * from './loop/index.ts';
+export {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  createEngine,
+  threadFrom,
+  type Engine,
+  type OutputOf,
+  type StepRunResult,
+} from './engine.ts';
+export type {
+  BeforeToolCallResult,
+  CallOptions,
+  EngineOptions,
+  Hooks,
+  MessageInput,
+  ModelResolver,
+  ResumeInput,
+  SharedOptions,
+  ToolCallInfo,
+  ToolErrorPolicy,
+  ToolResultInfo,
+} from './options.ts';
+export { ChatSession, SESSION_VERSION, type SessionCallOptions, type SessionState, type SessionStatus } from './session/session.ts';
+export { OUTPUT_TOOL_NAME, NATIVE_OUTPUT_DIALECTS, pickOutputMode, type OutputMode } from './output/structured-output.ts';
+export { isStandardSchema, resolveSchema, type InferSchemaInput, type InferSchemaOutput, type ResolvedSchema, type SchemaLike } from './tools/schema.ts';
+export { isTool, tool, type AnyTool, type NeedsApproval, type Tool, type ToolConfig, type ToolContext } from './tools/tool.ts';
+export * from './images/index.ts';

@@ -1,8 +1,8 @@
 /**
-import type { Event } from './events.ts';
  * A normalized model request: what the engine hands a dialect to encode. Dialects
  * map each field to their API and say in a comment where it is documented.
  */
+import type { Event } from './events.ts';
 import type { Message } from './message.ts';
 
 /** A JSON Schema object (draft 2020-12 or 07 subset, as providers accept). */

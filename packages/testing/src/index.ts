@@ -1,1 +1,26 @@
-export {};
+export { turnAt, turnToEvents, type Script, type ScriptedToolCall, type ScriptedTurn } from './script.ts';
+export { fakeModel, type FakeModel, type FakeModelOptions } from './fake-model.ts';
+export { TINY_PNG_BASE64, fakeImageModel, type FakeImageCall, type FakeImageModel, type FakeImageModelOptions, type FakeImageRequest } from './fake-image-model.ts';
+export {
+  mockProviderServer,
+  serveMockProvider,
+  type MockProviderHandler,
+  type MockProviderServer,
+  type MockProviderServerOptions,
+  type MockScript,
+  type RecordedRequest,
+} from './mock-server/index.ts';
+export {
+  createWireEncoder,
+  encodeEventFrames,
+  encodeEvents,
+  encodeTurn,
+  finalUsage,
+  wireContentType,
+  wireHttpError,
+  type EncodeEventsOptions,
+  type WireEncoder,
+  type WireEncoderOptions,
+  type WireError,
+  type WireHttpError,
+} from './wire/index.ts';

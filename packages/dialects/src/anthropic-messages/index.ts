@@ -1,18 +1,19 @@
-// Placeholder until this dialect lands: a dialect object whose decoder reports that it is not implemented.
+/**
+ * The Anthropic Messages API, streamed as SSE: https://docs.anthropic.com/en/api/messages
+ * Encoding lives in ./encode.ts (+ ./messages.ts), decoding in ./decode.ts.
+ */
 import type { Dialect } from '../types.ts';
-import { createStreamState } from '../shared/stream-state.ts';
+import { createAnthropicDecoder } from './decode.ts';
+import { encodeAnthropicRequest } from './encode.ts';
 
 export const anthropicMessages: Dialect = {
   id: 'anthropic_messages',
   framing: 'sse',
-  path: () => '/',
-  encodeRequest: () => ({}),
-  createDecoder() {
-    const state = createStreamState();
-    return {
-      push: () => [],
-      end: () => { const out: never[] = []; state.endOfStream(out); return out; },
-      fail: (failure) => { const out: never[] = []; state.fail(out, failure); return out; },
-    };
-  },
+  path: () => '/v1/messages',
+  encodeRequest: encodeAnthropicRequest,
+  createDecoder: () => createAnthropicDecoder(),
 };
+
+export { closeObjectSchemas, DEFAULT_MAX_TOKENS, EFFORT_BUDGETS, encodeAnthropicRequest } from './encode.ts';
+export { createAnthropicDecoder } from './decode.ts';
+export { DIALECT_KEY, type AnthropicState } from './mappings.ts';

@@ -1,18 +1,16 @@
-// Placeholder until this dialect lands: a dialect object whose decoder reports that it is not implemented.
+/**
+ * The Gemini API dialect: `POST /v1beta/models/{model}:streamGenerateContent?alt=sse`.
+ * https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+ */
 import type { Dialect } from '../types.ts';
-import { createStreamState } from '../shared/stream-state.ts';
+import { createGeminiDecoder } from './decode.ts';
+import { encodeGeminiRequest } from './encode.ts';
 
 export const googleGemini: Dialect = {
   id: 'google_gemini',
   framing: 'sse',
-  path: () => '/',
-  encodeRequest: () => ({}),
-  createDecoder() {
-    const state = createStreamState();
-    return {
-      push: () => [],
-      end: () => { const out: never[] = []; state.endOfStream(out); return out; },
-      fail: (failure) => { const out: never[] = []; state.fail(out, failure); return out; },
-    };
-  },
+  // `alt=sse` asks for SSE framing; without it the stream is one growing JSON array.
+  path: (model) => `/v1beta/models/${model.replace(/^models\//, '')}:streamGenerateContent?alt=sse`,
+  encodeRequest: encodeGeminiRequest,
+  createDecoder: () => createGeminiDecoder(),
 };

@@ -1,18 +1,15 @@
-// Placeholder until this dialect lands: a dialect object whose decoder reports that it is not implemented.
+/**
+ * Ollama's native chat API: `POST /api/chat`, streamed as NDJSON.
+ * https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion
+ */
 import type { Dialect } from '../types.ts';
-import { createStreamState } from '../shared/stream-state.ts';
+import { createOllamaDecoder } from './decode.ts';
+import { encodeOllamaRequest } from './encode.ts';
 
 export const ollamaChat: Dialect = {
   id: 'ollama_chat',
   framing: 'ndjson',
-  path: () => '/',
-  encodeRequest: () => ({}),
-  createDecoder() {
-    const state = createStreamState();
-    return {
-      push: () => [],
-      end: () => { const out: never[] = []; state.endOfStream(out); return out; },
-      fail: (failure) => { const out: never[] = []; state.fail(out, failure); return out; },
-    };
-  },
+  path: () => '/api/chat',
+  encodeRequest: encodeOllamaRequest,
+  createDecoder: () => createOllamaDecoder(),
 };

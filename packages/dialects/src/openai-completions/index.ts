@@ -1,18 +1,20 @@
-// Placeholder until this dialect lands: a dialect object whose decoder reports that it is not implemented.
+/**
+ * The OpenAI Chat Completions dialect (`POST /chat/completions`, SSE), spoken by
+ * OpenAI, Groq, OpenRouter, DeepSeek, Together, Fireworks, Moonshot, Z.ai, Alibaba,
+ * Mistral, xAI, vLLM and LM Studio: https://platform.openai.com/docs/api-reference/chat
+ */
 import type { Dialect } from '../types.ts';
-import { createStreamState } from '../shared/stream-state.ts';
+import { createDecoder } from './decode.ts';
+import { encodeRequest } from './encode.ts';
 
 export const openaiCompletions: Dialect = {
   id: 'openai_completions',
   framing: 'sse',
-  path: () => '/',
-  encodeRequest: () => ({}),
-  createDecoder() {
-    const state = createStreamState();
-    return {
-      push: () => [],
-      end: () => { const out: never[] = []; state.endOfStream(out); return out; },
-      fail: (failure) => { const out: never[] = []; state.fail(out, failure); return out; },
-    };
-  },
+  path: () => '/chat/completions',
+  encodeRequest,
+  createDecoder,
 };
+
+export { DEFAULT_REASONING_FIELDS, type ReasoningState } from './decode.ts';
+export { toolCallWireId } from './encode-messages.ts';
+export { mapFinishReason, mapProviderError, mapUsage } from './mappings.ts';

@@ -1,18 +1,18 @@
-// Placeholder until this dialect lands: a dialect object whose decoder reports that it is not implemented.
+/**
+ * The OpenAI Responses API (`POST /responses`, streamed as SSE).
+ * https://platform.openai.com/docs/api-reference/responses/create
+ * Also spoken by OpenRouter, DeepSeek, Azure OpenAI and other compatible servers;
+ * their differences (raw reasoning text, `[DONE]`, SSE comments, ids) are handled
+ * by the one decoder.
+ */
 import type { Dialect } from '../types.ts';
-import { createStreamState } from '../shared/stream-state.ts';
+import { createResponsesDecoder } from './decode.ts';
+import { encodeResponsesRequest } from './encode.ts';
 
 export const openaiResponses: Dialect = {
   id: 'openai_responses',
   framing: 'sse',
-  path: () => '/',
-  encodeRequest: () => ({}),
-  createDecoder() {
-    const state = createStreamState();
-    return {
-      push: () => [],
-      end: () => { const out: never[] = []; state.endOfStream(out); return out; },
-      fail: (failure) => { const out: never[] = []; state.fail(out, failure); return out; },
-    };
-  },
+  path: () => '/responses',
+  encodeRequest: encodeResponsesRequest,
+  createDecoder: () => createResponsesDecoder(),
 };

@@ -1,0 +1,146 @@
+/**
+ * The chat's one reducer: every state change is an action. Protocol events go
+ * through the protocol's own fold (`reduceEvents`); this only adds what a chat
+ * needs around it (status, the run cursor, what a paused run waits for, the queue).
+ */
+import {
+  createFoldState,
+  parseEventId,
+  reduceEvents,
+  type ErrorPayload,
+  type Event,
+  type HaltReason,
+  type Message,
+  type QuarantinedMessage,
+  type Thread,
+  type Usage,
+} from '@parlance/protocol';
+import type { ChatRecord, RunCursor } from './persist.ts';
+
+export type ChatStatus = 'loading' | 'ready' | 'submitted' | 'streaming' | 'error';
+
+/** Something a paused run waits for from the browser. */
+export interface PendingInput {
+  kind: 'tool-call' | 'approval' | 'ask-user';
+  toolCallId: string;
+  name?: string;
+  input?: unknown;
+  question?: string;
+}
+
+export interface ChatState {
+  thread: Thread;
+  status: ChatStatus;
+  error?: ErrorPayload;
+  /** The run being streamed (kept after a connection failure so `retry` resumes it). */
+  run?: RunCursor;
+  pending: PendingInput[];
+  /** Messages sent while a response streamed, sent when it ends. */
+  queue: Message[];
+  /** Stored messages that failed validation on load, set aside. */
+  quarantined: QuarantinedMessage[];
+  haltReason?: HaltReason;
+  usage?: Usage;
+}
+
+export type ChatAction =
+  | { type: 'load'; record?: ChatRecord }
+  | { type: 'thread'; thread: Thread }
+  | { type: 'submit'; messages: Message[] }
+  | { type: 'queue'; message: Message }
+  | { type: 'run'; runId?: string }
+  | { type: 'event'; event: Event; id?: string | undefined }
+  | { type: 'fail'; error: ErrorPayload }
+  | { type: 'stopped' };
+
+const seq = (id: string | undefined) => parseEventId(id)?.sequence ?? -1;
+
+/** Keeps the old object of every message the server's thread did not change, so it does not re-render. */
+function share(prev: Message[], next: Message[]): Message[] {
+  const old = new Map(prev.map((m) => [m.id, m]));
+  return next.map((m) => {
+    const o = old.get(m.id);
+    return o && JSON.stringify(o) === JSON.stringify(m) ? o : m;
+  });
+}
+
+/** Tool calls of the last turn that no result answers (a run halted for client tools). */
+function unanswered(messages: Message[]): PendingInput[] {
+  const answered = new Set<string>();
+  const calls: PendingInput[] = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role !== 'user'; i--)
+    for (const p of messages[i]!.parts) {
+      if (p.type === 'tool-result') answered.add(p.toolCallId);
+      else if (p.type === 'tool-call' && !p.providerExecuted) calls.unshift({ kind: 'tool-call', toolCallId: p.id, name: p.name, input: p.input });
+    }
+  return calls.filter((c) => !answered.has(c.toolCallId));
+}
+
+export function chatReducer(state: ChatState, action: ChatAction): ChatState {
+  switch (action.type) {
+    case 'load': {
+      const r = action.record;
+      if (!r) return { ...state, status: 'ready' };
+      const next: ChatState = { ...state, thread: r.thread, status: r.run ? 'streaming' : 'ready', queue: r.queue ?? [], quarantined: r.quarantined ?? [] };
+      if (r.run) next.run = r.run;
+      return next;
+    }
+    case 'thread': {
+      const { run, error, haltReason, ...rest } = state;
+      return { ...rest, thread: action.thread, status: 'ready', pending: [] };
+    }
+    case 'submit': {
+      const { error, haltReason, run, ...rest } = state;
+      const thread = { ...state.thread, messages: [...state.thread.messages, ...action.messages] };
+      return { ...rest, thread, status: 'submitted', pending: [], queue: state.queue.filter((m) => !action.messages.includes(m)) };
+    }
+    case 'queue':
+      return { ...state, queue: [...state.queue, action.message] };
+    case 'run': {
+      const { error, ...rest } = state;
+      const { messages, ...fold } = createFoldState(state.thread.messages);
+      const run = action.runId ? { runId: action.runId, fold } : state.run;
+      return run ? { ...rest, status: 'streaming', run } : state;
+    }
+    case 'event': {
+      const { run } = state;
+      const { event, id } = action;
+      // Frames from an ended run, or replayed ones (a resume overlapping what was folded), change nothing.
+      if (!run || (id !== undefined && seq(id) <= seq(run.lastEventId))) return state;
+      const { messages, ...fold } = reduceEvents({ ...run.fold, messages: state.thread.messages }, event);
+      const next: ChatState = {
+        ...state,
+        status: 'streaming',
+        thread: { ...state.thread, messages },
+        run: { ...run, fold, ...(id === undefined ? {} : { lastEventId: id }) },
+      };
+      if (event.type === 'approval-requested')
+        next.pending = [...state.pending, { kind: 'approval', toolCallId: event.toolCallId, name: event.name, input: event.input }];
+      else if (event.type === 'ask-user') next.pending = [...state.pending, { kind: 'ask-user', toolCallId: event.toolCallId, question: event.question }];
+      else if (event.type === 'chat-finish') {
+        delete next.run;
+        const halt = event.haltReason;
+        if (event.thread) next.thread = { ...event.thread, messages: share(messages, event.thread.messages) };
+        const known = new Set(state.pending.map((p) => p.toolCallId));
+        next.pending =
+          halt === 'client-tool-calls'
+            ? [...state.pending, ...unanswered(next.thread.messages).filter((p) => !known.has(p.toolCallId))]
+            : halt === 'approval' || halt === 'ask-user'
+              ? state.pending
+              : [];
+        next.haltReason = halt;
+        next.usage = event.usage;
+        next.status = halt === 'error' ? 'error' : 'ready';
+        const error = event.error ?? fold.error;
+        if (halt === 'error') next.error = error ? { retryable: false, ...fold.error, ...error } : { code: 'unknown', message: 'The run failed', retryable: false };
+      }
+      return next;
+    }
+    case 'fail':
+      return { ...state, status: 'error', error: action.error };
+    case 'stopped': {
+      const { run, ...rest } = state;
+      return { ...rest, status: 'ready', pending: [], haltReason: 'cancelled' };
+    }
+  }
+}

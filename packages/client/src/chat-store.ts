@@ -1,0 +1,337 @@
+/**
+ * ChatStore: a framework-free chat over the Parlance server protocol. State changes
+ * through one reducer (chat-reducer.ts); streaming deltas are published at most once
+ * per animation frame (store.ts); each message can be subscribed to on its own, so
+ * a list re-renders only the message that changed. Options are read at call time.
+ */
+import { ParlanceError, createThread, type Message, type Part, type Thread } from '@parlance/protocol';
+import { chatReducer, type ChatAction, type ChatState } from './chat-reducer.ts';
+import { loadRecord, toRecord, type PersistAdapter } from './persist.ts';
+import { emitRunFinish } from './run-events.ts';
+import { readSse } from './sse.ts';
+import { Store, type Listener } from './store.ts';
+import { cancelRun, postChat, resumeRun, type ResumeInput, type TransportOptions } from './transport.ts';
+
+export type SendMode = 'queue' | 'interrupt';
+/** A tool that runs in the browser; what it returns (or throws) is sent back to the run. */
+export type ClientTool = (input: any, call: { toolCallId: string; name: string }) => unknown;
+
+export interface ChatOptions extends TransportOptions {
+  threadId?: string;
+  initialThread?: Thread;
+  persist?: PersistAdapter;
+  tools?: Record<string, ClientTool>;
+  model?: string;
+  options?: Record<string, unknown>;
+  /** Sending while a response streams: wait for it (default) or cancel it first. Either way the message is sent. */
+  sendMode?: SendMode;
+  /** Reconnection attempts after a dropped stream before giving up (default 3). */
+  maxRetries?: number;
+  retryDelayMs?: number;
+  generateId?: () => string;
+  onFinish?: (info: { thread: Thread; haltReason: ChatState['haltReason']; usage: ChatState['usage'] }) => void;
+  onError?: (error: ParlanceError) => void;
+}
+
+type Response_ = { toolResult?: { output: unknown; isError?: boolean }; approval?: { approved: boolean; reason?: string }; answer?: string };
+
+const busy = (s: ChatState) =>
+  s.status === 'loading' || s.status === 'submitted' || s.status === 'streaming' || (s.status === 'ready' && s.queue.length > 0 && !s.pending.length);
+
+export class ChatStore extends Store<ChatState> {
+  options: ChatOptions;
+  #abort: AbortController | undefined;
+  #loaded: Promise<void> | undefined;
+  #connected = false;
+  #cancelOnStart = false;
+  #responses = new Map<string, Response_>();
+  #running = new Set<string>();
+  #saving: Promise<void> | undefined;
+  #dirty = false;
+  #messageListeners = new Map<string, Set<Listener>>();
+  #index: [Message[], Map<string, Message>] = [[], new Map()];
+  #ids: [Message[], string[]] = [[], []];
+
+  constructor(options: ChatOptions) {
+    const id = options.threadId ?? options.initialThread?.id ?? (options.generateId ?? (() => crypto.randomUUID()))();
+    const thread = options.initialThread ?? createThread(id);
+    super({ thread, status: options.persist ? 'loading' : 'ready', pending: [], queue: [], quarantined: [] });
+    this.options = options;
+  }
+
+  setOptions(options: ChatOptions): void {
+    this.options = options;
+  }
+
+  #id(): string {
+    return (this.options.generateId ?? (() => crypto.randomUUID()))();
+  }
+
+  #dispatch(action: ChatAction, batch = false): void {
+    this.set(chatReducer(this.state, action), batch);
+  }
+
+  /** Loads the persisted chat (once) and resumes a run that was streaming; returns a function that drops the connection (the run goes on server-side). */
+  connect = (): (() => void) => {
+    this.#connected = true;
+    this.#loaded ??= this.#load();
+    void this.#loaded.then(() => {
+      if (!this.#connected || this.#abort) return;
+      if (this.state.run && this.state.status === 'streaming') void this.#drive();
+      else this.#continue();
+    });
+    return () => {
+      this.#connected = false;
+      this.#abort?.abort();
+      this.#abort = undefined;
+    };
+  };
+
+  async #load(): Promise<void> {
+    const { persist } = this.options;
+    if (!persist) return;
+    try {
+      const stored = await persist.load(this.state.thread.id);
+      this.#dispatch({ type: 'load', ...(stored == null ? {} : { record: loadRecord(stored) }) });
+    } catch (error) {
+      this.#dispatch({ type: 'load' });
+      this.#fail(error);
+    }
+  }
+
+  /** Resolves when nothing is streaming or waiting to be sent (a run paused for input counts as idle). */
+  idle = (): Promise<void> =>
+    new Promise((resolve) => {
+      const check = () => !busy(this.state) && (stop(), resolve());
+      const stop = this.subscribe(check);
+      check();
+    });
+
+  /** Resolves when the last persisted state has been written. */
+  persisted = (): Promise<void> => this.#saving ?? Promise.resolve();
+
+  send = (input: string | Part[] | Message, options: { mode?: SendMode } = {}): Promise<void> => {
+    const message: Message =
+      typeof input === 'object' && 'role' in input
+        ? input
+        : { id: this.#id(), role: 'user', parts: typeof input === 'string' ? [{ type: 'text', text: input }] : input, createdAt: new Date().toISOString() };
+    const s = this.state;
+    if (busy(s) || s.pending.length) {
+      this.#dispatch({ type: 'queue', message });
+      if ((options.mode ?? this.options.sendMode) === 'interrupt') void this.stop();
+    } else void this.#drive([...s.queue, message]);
+    return this.idle();
+  };
+
+  /** Cancels the run through the server's cancel route; what was received is kept. */
+  stop = async (): Promise<void> => {
+    const { run, status } = this.state;
+    if (!run) {
+      if (status === 'submitted') this.#cancelOnStart = true;
+      return this.idle();
+    }
+    try {
+      await cancelRun(this.options, run.runId);
+      if (this.#abort) return this.idle();
+    } catch {}
+    // The server could not be told (or nothing is listening): stop here.
+    this.#abort?.abort();
+    this.#dispatch({ type: 'stopped' });
+    this.#continue();
+  };
+
+  /** Asks again for the last answer: drops everything after the last user message and runs. */
+  regenerate = (): Promise<void> => {
+    if (busy(this.state)) return this.idle();
+    const messages = this.state.thread.messages;
+    let last = messages.length - 1;
+    while (last >= 0 && messages[last]!.role !== 'user') last--;
+    this.#dispatch({ type: 'thread', thread: { ...this.state.thread, messages: messages.slice(0, last + 1) } });
+    void this.#drive([]);
+    return this.idle();
+  };
+
+  /** After an error: resumes the run if it is still known, else sends the thread (and queue) again. */
+  retry = (): Promise<void> => {
+    const s = this.state;
+    if (s.status !== 'error' && s.status !== 'ready') return this.idle();
+    if (s.run) {
+      this.#dispatch({ type: 'run' });
+      void this.#drive();
+    } else void this.#drive([...s.queue]);
+    return this.idle();
+  };
+
+  submitToolResult = (toolCallId: string, output: unknown, isError?: boolean): Promise<void> =>
+    this.#respond(toolCallId, { toolResult: isError ? { output, isError } : { output } });
+  approve = (toolCallId: string, reason?: string): Promise<void> => this.#respond(toolCallId, { approval: { approved: true, ...(reason ? { reason } : {}) } });
+  deny = (toolCallId: string, reason?: string): Promise<void> => this.#respond(toolCallId, { approval: { approved: false, ...(reason ? { reason } : {}) } });
+  answer = (toolCallId: string, answer: string): Promise<void> => this.#respond(toolCallId, { answer });
+
+  /** Replaces the thread (e.g. one loaded elsewhere); drops the connection to a run in flight. */
+  setThread = (thread: Thread): void => {
+    this.#abort?.abort();
+    this.#responses.clear();
+    this.#dispatch({ type: 'thread', thread });
+  };
+
+  #respond(toolCallId: string, response: Response_): Promise<void> {
+    this.#responses.set(toolCallId, response);
+    this.#continue();
+    return this.idle();
+  }
+
+  /** After a run: run client tools, continue once every pending input is answered, then send the queue. */
+  #continue(): void {
+    const s = this.state;
+    if (s.status !== 'ready' || this.#abort) return;
+    const waiting = s.pending.filter((p) => !this.#responses.has(p.toolCallId));
+    for (const p of waiting) {
+      const tool = p.kind === 'tool-call' ? this.options.tools?.[p.name!] : undefined;
+      if (!tool || this.#running.has(p.toolCallId)) continue;
+      this.#running.add(p.toolCallId);
+      Promise.resolve()
+        .then(() => tool(p.input, { toolCallId: p.toolCallId, name: p.name! }))
+        .then(
+          (output) => this.submitToolResult(p.toolCallId, output),
+          (error) => this.submitToolResult(p.toolCallId, error instanceof Error ? error.message : String(error), true),
+        )
+        .finally(() => this.#running.delete(p.toolCallId));
+    }
+    if (waiting.length) return;
+    if (s.pending.length) {
+      const resume: Required<ResumeInput> = { toolResults: [], approvals: [], answers: [] };
+      for (const { toolCallId } of s.pending) {
+        const r = this.#responses.get(toolCallId)!;
+        this.#responses.delete(toolCallId);
+        if (r.toolResult) resume.toolResults.push({ toolCallId, ...r.toolResult });
+        if (r.approval) resume.approvals.push({ toolCallId, ...r.approval });
+        if (r.answer !== undefined) resume.answers.push({ toolCallId, answer: r.answer });
+      }
+      void this.#drive([], resume);
+    } else if (s.queue.length) void this.#drive([...s.queue]);
+  }
+
+  /** Starts a run (`messages` given) or resumes the current one, and follows it to its end across dropped connections. */
+  async #drive(messages?: Message[], resume?: ResumeInput): Promise<void> {
+    const abort = (this.#abort = new AbortController());
+    const o = this.options;
+    try {
+      let response: Response | undefined;
+      if (messages) {
+        this.#dispatch({ type: 'submit', messages });
+        const body = { thread: this.state.thread, clientRequestId: this.#id(), ...(o.model ? { model: o.model } : {}), ...(o.options ? { options: o.options } : {}), ...(resume ? { resume } : {}) };
+        const started = await postChat(o, body, abort.signal);
+        if (!started.runId) throw new ParlanceError('invalid_response', 'The server did not name the run (X-Parlance-Run-Id)');
+        this.#dispatch({ type: 'run', runId: started.runId });
+        response = started.response;
+        if (this.#cancelOnStart) {
+          this.#cancelOnStart = false;
+          void this.stop();
+        }
+      }
+      const runId = this.state.run?.runId;
+      let failures = 0;
+      while (runId && this.state.run?.runId === runId && !abort.signal.aborted) {
+        try {
+          response ??= await resumeRun(this.options, runId, this.state.run.lastEventId, abort.signal);
+          await readSse(response.body, (event, id) => {
+            failures = 0;
+            this.#dispatch({ type: 'event', event, id }, event.type !== 'chat-finish');
+          });
+          if (this.state.run?.runId !== runId) break;
+          throw new ParlanceError('network', 'The connection closed before the run finished');
+        } catch (error) {
+          if (abort.signal.aborted) return;
+          const e = ParlanceError.from(error, 'network');
+          if (!e.retryable || ++failures > (this.options.maxRetries ?? 3)) throw e;
+          response = undefined;
+          await new Promise((r) => setTimeout(r, (this.options.retryDelayMs ?? 1000) * failures));
+        }
+      }
+    } catch (error) {
+      if (!abort.signal.aborted) this.#fail(error);
+      return;
+    } finally {
+      if (this.#abort === abort) this.#abort = undefined;
+    }
+    if (abort.signal.aborted) return;
+    const s = this.state;
+    this.options.onFinish?.({ thread: s.thread, haltReason: s.haltReason, usage: s.usage });
+    if (s.status === 'error' && s.error) this.options.onError?.(new ParlanceError(s.error.code, s.error.message, s.error));
+    // After the save, so a thread list refetched on this signal sees the finished thread.
+    void this.persisted().then(() => emitRunFinish({ threadId: s.thread.id, thread: s.thread, haltReason: s.haltReason ?? 'completed' }));
+    this.#continue();
+  }
+
+  #fail(error: unknown): void {
+    const e = ParlanceError.from(error);
+    this.#dispatch({ type: 'fail', error: e.toJSON() });
+    this.options.onError?.(e);
+  }
+
+  protected override published(prev: ChatState, next: ChatState): void {
+    if (prev.thread.messages !== next.thread.messages && this.#messageListeners.size) {
+      const before = new Map(prev.thread.messages.map((m) => [m.id, m]));
+      for (const [id, listeners] of this.#messageListeners) if (before.get(id) !== this.getMessage(id)) for (const l of listeners) l();
+    }
+    if (this.options.persist && next.status !== 'loading' && (prev.thread !== next.thread || prev.run !== next.run || prev.queue !== next.queue)) this.#save();
+  }
+
+  /** Saves the latest state; saves requested while one is in flight coalesce into one more. */
+  #save(): void {
+    this.#dirty = true;
+    this.#saving ??= (async () => {
+      try {
+        while (this.#dirty) {
+          this.#dirty = false;
+          const s = this.state;
+          await this.options.persist?.save(s.thread.id, toRecord(s.thread, s.run, s.queue, s.quarantined));
+        }
+      } catch (error) {
+        this.options.onError?.(ParlanceError.from(error));
+      } finally {
+        this.#saving = undefined;
+      }
+    })();
+  }
+
+  #find(messages: Message[], id: string): Message | undefined {
+    if (this.#index[0] !== messages) this.#index = [messages, new Map(messages.map((m) => [m.id, m]))];
+    return this.#index[1].get(id);
+  }
+
+  getMessage = (id: string): Message | undefined => this.#find(this.getSnapshot().thread.messages, id);
+
+  getPart = (id: string, index: number): Part | undefined => this.getMessage(id)?.parts[index];
+
+  /** The ids of the thread's messages; the same array for as long as they do not change (streaming text does not change them). */
+  getMessageIds = (): string[] => {
+    const messages = this.getSnapshot().thread.messages;
+    const [seen, ids] = this.#ids;
+    if (seen === messages) return ids;
+    const next = messages.map((m) => m.id);
+    this.#ids = [messages, next.length === ids.length && next.every((id, i) => id === ids[i]) ? ids : next];
+    return this.#ids[1];
+  };
+
+  /** Calls `listener` when the message with this id changes (and only then). */
+  subscribeMessage = (id: string, listener: Listener): (() => void) => {
+    let set = this.#messageListeners.get(id);
+    if (!set) this.#messageListeners.set(id, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (!set.size) this.#messageListeners.delete(id);
+    };
+  };
+
+  /** Calls `listener` when one part of a message changes. */
+  subscribePart = (id: string, index: number, listener: Listener): (() => void) => {
+    let last = this.getPart(id, index);
+    return this.subscribeMessage(id, () => {
+      const part = this.getPart(id, index);
+      if (part !== last) (last = part), listener();
+    });
+  };
+}

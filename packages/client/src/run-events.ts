@@ -1,0 +1,19 @@
+/** Runs ending anywhere in the page, so caches of thread lists and threads can be refreshed (see @parlance/react's useThreads). */
+import type { HaltReason, Thread } from '@parlance/protocol';
+
+export interface RunFinish {
+  threadId: string;
+  thread: Thread;
+  haltReason: HaltReason;
+}
+
+const listeners = /* @__PURE__ */ new Set<(info: RunFinish) => void>();
+
+export function onRunFinish(listener: (info: RunFinish) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function emitRunFinish(info: RunFinish): void {
+  for (const listener of listeners) listener(info);
+}

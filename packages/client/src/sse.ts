@@ -1,0 +1,41 @@
+/**
+ * Reads a Parlance SSE body: one protocol event per frame, `id: <runId>:<seq>`.
+ * Decoding is eventsource-parser's (comments such as `: ping` are skipped there);
+ * bytes are decoded with a streaming TextDecoder so a multibyte character split
+ * across chunks survives. Spec: https://html.spec.whatwg.org/multipage/server-sent-events.html
+ */
+import { EVENT_TYPES, ParlanceError, type Event } from '@parlance/protocol';
+import { createParser } from 'eventsource-parser';
+
+export type FrameHandler = (event: Event, id: string | undefined) => void;
+
+export async function readSse(body: ReadableStream<Uint8Array> | null, onEvent: FrameHandler): Promise<void> {
+  if (!body) throw new ParlanceError('invalid_response', 'The response has no body');
+  let failure: ParlanceError | undefined;
+  const parser = createParser({
+    onEvent(frame) {
+      if (failure) return;
+      let event: Event;
+      try {
+        event = JSON.parse(frame.data);
+      } catch (cause) {
+        failure = new ParlanceError('invalid_response', `An event is not JSON: ${frame.data.slice(0, 80)}`, { cause });
+        return;
+      }
+      // An event type from a newer server is skipped, not fatal.
+      if ((EVENT_TYPES as readonly string[]).includes(event?.type)) onEvent(event, frame.id);
+    },
+  });
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+      if (failure) throw failure;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The HTTP side of the Parlance server protocol. Options are passed on every call,
+ * never captured, so a changed `api`, `fetch` or header reaches the next request.
+ *
+ *   POST {api}/chat                 -> text/event-stream, header X-Parlance-Run-Id
+ *   GET  {api}/runs/:id/events      -> the same stream after Last-Event-ID, then live
+ *   POST {api}/runs/:id/cancel      -> 202; the run ends with chat-finish 'cancelled'
+ *   GET  {api}/models               -> { models: [...] }
+ * Errors before the stream: non-2xx with `{ error: { code, message, issues? } }`.
+ */
+import { ParlanceError, errorCodeForStatus, isAbortError, isErrorCode, type Message, type Thread } from '@parlance/protocol';
+
+export interface TransportOptions {
+  /** Base URL of the Parlance server routes, e.g. `/api`. */
+  api: string;
+  fetch?: typeof fetch;
+  headers?: Record<string, string> | (() => Record<string, string>);
+}
+
+export interface ResumeInput {
+  toolResults?: { toolCallId: string; output: unknown; isError?: boolean }[];
+  approvals?: { toolCallId: string; approved: boolean; reason?: string }[];
+  answers?: { toolCallId: string; answer: string }[];
+}
+
+export interface ChatRequestBody {
+  thread?: Thread;
+  messages?: Message[];
+  model?: string;
+  options?: Record<string, unknown>;
+  clientRequestId: string;
+  resume?: ResumeInput;
+}
+
+export interface ModelInfo {
+  id: string;
+  provider: string;
+  name?: string;
+  [capability: string]: unknown;
+}
+
+export async function request(o: TransportOptions, path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = { ...(typeof o.headers === 'function' ? o.headers() : o.headers), ...(init.headers as Record<string, string>) };
+  let response: Response;
+  try {
+    response = await (o.fetch ?? fetch)(o.api.replace(/\/$/, '') + path, { ...init, headers });
+  } catch (cause) {
+    if (isAbortError(cause)) throw ParlanceError.from(cause);
+    throw new ParlanceError('network', `Could not reach ${o.api}: ${(cause as Error)?.message ?? cause}`, { cause });
+  }
+  if (response.ok) return response;
+  let body: { error?: { code?: unknown; message?: unknown; issues?: unknown } } | undefined;
+  try {
+    body = await response.json();
+  } catch {}
+  const code = isErrorCode(body?.error?.code) ? body.error.code : errorCodeForStatus(response.status);
+  const message = typeof body?.error?.message === 'string' ? body.error.message : `HTTP ${response.status}`;
+  const retryAfter = Number(response.headers.get('retry-after'));
+  const error = new ParlanceError(code, message, {
+    status: response.status,
+    ...(retryAfter > 0 ? { retryAfterMs: retryAfter * 1000 } : {}),
+    cause: body?.error?.issues,
+  });
+  throw error;
+}
+
+const json = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+  body: JSON.stringify(body),
+});
+
+export async function postChat(o: TransportOptions, body: ChatRequestBody, signal?: AbortSignal): Promise<{ runId?: string; response: Response }> {
+  const response = await request(o, '/chat', { ...json(body), signal: signal ?? null });
+  return { runId: response.headers.get('x-parlance-run-id') ?? undefined, response };
+}
+
+export function resumeRun(o: TransportOptions, runId: string, lastEventId?: string, signal?: AbortSignal): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  if (lastEventId) headers['last-event-id'] = lastEventId;
+  return request(o, `/runs/${encodeURIComponent(runId)}/events`, { headers, signal: signal ?? null });
+}
+
+export async function cancelRun(o: TransportOptions, runId: string): Promise<void> {
+  await request(o, `/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' });
+}
+
+export async function listModels(o: TransportOptions): Promise<ModelInfo[]> {
+  const body = (await (await request(o, '/models')).json()) as { models?: ModelInfo[] };
+  return body.models ?? [];
+}

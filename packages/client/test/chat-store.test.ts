@@ -1,0 +1,181 @@
+import { createThread, type Event, type Thread } from '@parlance/protocol';
+import { describe, expect, it } from 'vitest';
+import { ChatStore, type ChatOptions } from '../src/chat-store.ts';
+import { answer, createMockServer, until, type MockServerOptions } from './mock-server.ts';
+
+function setup(server: MockServerOptions = {}, options: Partial<ChatOptions> = {}) {
+  const mock = createMockServer(server);
+  let n = 0;
+  const store = new ChatStore({ api: '/api', fetch: mock.fetch, retryDelayMs: 0, threadId: 't', generateId: () => `id${++n}`, ...options });
+  store.schedule = (flush) => queueMicrotask(flush);
+  store.connect();
+  const text = (id: string) => store.getMessage(id)?.parts.map((p) => ('text' in p ? p.text : '')).join('');
+  return { mock, store, text };
+}
+
+describe('ChatStore', () => {
+  it('sends a message and folds the streamed answer, multibyte text cut anywhere', async () => {
+    const deltas = ['héllo ', 'wörld ', '😀', ' ✓'];
+    const { mock, store, text } = setup({ chunkBytes: 3, onChat: (run) => (run.push(...answer('a1', deltas)), run.finish()) });
+    await store.send('hi');
+    const s = store.getSnapshot();
+    expect(s.status).toBe('ready');
+    expect(s.haltReason).toBe('completed');
+    expect(s.thread.messages.map((m) => [m.id, m.role])).toEqual([['id1', 'user'], ['a1', 'assistant']]);
+    expect(text('a1')).toBe(deltas.join(''));
+    const body = mock.requests[0]!.body as { thread: Thread; clientRequestId: string };
+    expect(body.thread.messages[0]!.parts).toEqual([{ type: 'text', text: 'hi' }]);
+    expect(body.clientRequestId).toBeTruthy();
+  });
+
+  it.each(['close', 'error'] as const)('resumes with Last-Event-ID after the connection drops (%s), no text lost or doubled', async (mode) => {
+    const deltas = Array.from({ length: 20 }, (_, i) => `w${i} `);
+    const events = answer('a1', deltas);
+    const { mock, store, text } = setup({ onChat: (run) => run.push(...events.slice(0, 8)) });
+    const done = store.send('go');
+    await until(() => mock.runs[0]?.connections === 1 && store.getSnapshot().run?.lastEventId === 'run_1:7');
+    const run = mock.runs[0]!;
+    run.drop(mode);
+    run.push(...events.slice(8, 15));
+    await until(() => run.connections === 1);
+    run.push(...events.slice(15));
+    run.finish();
+    await done;
+    expect(text('a1')).toBe(deltas.join(''));
+    const resume = mock.requests.find((r) => r.path === '/api/runs/run_1/events')!;
+    expect(resume.headers['last-event-id']).toBe('run_1:7');
+  });
+
+  it('stop() cancels through the cancel route and keeps the partial answer', async () => {
+    const { mock, store, text } = setup({ onChat: (run) => run.push(...answer('a1', ['par', 'tial']).slice(0, 5)) });
+    void store.send('go');
+    await until(() => text('a1') === 'partial');
+    await store.stop();
+    expect(mock.requests.some((r) => r.method === 'POST' && r.path === '/api/runs/run_1/cancel')).toBe(true);
+    expect(store.getSnapshot()).toMatchObject({ status: 'ready', haltReason: 'cancelled' });
+    expect(text('a1')).toBe('partial');
+  });
+
+  it('stop() before the run is named cancels it as soon as it starts', async () => {
+    const { mock, store } = setup({ onChat: (run) => run.push({ type: 'step-start', step: 0 }) });
+    void store.send('go');
+    expect(store.getSnapshot().status).toBe('submitted');
+    await store.stop();
+    expect(mock.runs[0]!.cancelled).toBe(true);
+    expect(store.getSnapshot().haltReason).toBe('cancelled');
+  });
+
+  it('queues a message sent while streaming and sends it after the answer (default)', async () => {
+    const { mock, store } = setup({ onChat: (run) => run.push(...answer(`a-${run.id}`, ['one'])) });
+    void store.send('first');
+    await until(() => mock.runs.length === 1);
+    const done = store.send('second');
+    expect(store.getSnapshot().queue.map((m) => m.parts)).toEqual([[{ type: 'text', text: 'second' }]]);
+    mock.runs[0]!.finish();
+    await until(() => mock.runs.length === 2);
+    mock.runs[1]!.finish();
+    await done;
+    const second = mock.requests.filter((r) => r.path === '/api/chat')[1]!.body as { thread: Thread };
+    expect(second.thread.messages.map((m) => m.id)).toEqual(['id1', 'a-run_1', 'id3']);
+    expect(store.getSnapshot().queue).toEqual([]);
+    expect(store.getSnapshot().thread.messages.map((m) => m.id)).toEqual(['id1', 'a-run_1', 'id3', 'a-run_2']);
+  });
+
+  it("'interrupt' cancels the current answer, keeps it, then sends the new message", async () => {
+    const { mock, store, text } = setup({ onChat: (run) => run.push(...answer(`a-${run.id}`, ['cut']).slice(0, 4)) }, { sendMode: 'interrupt' });
+    void store.send('first');
+    await until(() => text('a-run_1') === 'cut');
+    const done = store.send('second');
+    await until(() => mock.runs.length === 2);
+    expect(mock.runs[0]!.cancelled).toBe(true);
+    mock.runs[1]!.finish();
+    await done;
+    expect(store.getSnapshot().thread.messages.map((m) => m.id)).toEqual(['id1', 'a-run_1', 'id3', 'a-run_2']);
+    expect(text('a-run_1')).toBe('cut');
+  });
+
+  it('turns an HTTP error into a typed error, keeps the message, and retry() sends again', async () => {
+    let fail = true;
+    const errors: string[] = [];
+    const { mock, store } = setup(
+      { chatError: () => (fail ? { status: 429, code: 'rate_limited', message: 'slow down' } : undefined), onChat: (run) => run.finish() },
+      { onError: (e) => errors.push(e.code) },
+    );
+    await store.send('hi');
+    expect(store.getSnapshot()).toMatchObject({ status: 'error', error: { code: 'rate_limited', message: 'slow down', status: 429 } });
+    expect(errors).toEqual(['rate_limited']);
+    fail = false;
+    await store.retry();
+    expect(store.getSnapshot().status).toBe('ready');
+    expect((mock.requests.at(-1)!.body as { thread: Thread }).thread.messages).toHaveLength(1);
+  });
+
+  it('reports an unknown run on resume as not_found, keeping what arrived', async () => {
+    const { mock, store, text } = setup({ onChat: (run) => run.push(...answer('a1', ['kept']).slice(0, 4)) });
+    void store.send('go');
+    await until(() => text('a1') === 'kept');
+    // The server forgot the run, then the connection drops: the resume is a 404.
+    const run = mock.runs.splice(0)[0]!;
+    run.drop();
+    await store.idle();
+    expect(store.getSnapshot()).toMatchObject({ status: 'error', error: { code: 'not_found', status: 404 } });
+    expect(text('a1')).toBe('kept');
+  });
+
+  it('runs client tools in the browser and sends their results back in one resume', async () => {
+    const calls: unknown[] = [];
+    const turn = (run: { body: { resume?: unknown }; push: (...e: Event[]) => void; finish: (h?: 'client-tool-calls') => void }) => {
+      if (run.body.resume) return run.push(...answer('a2', ['sunny'])), run.finish();
+      run.push({ type: 'message-start', messageId: 'a1' }, { type: 'tool-call-start', id: 'c1', name: 'weather' }, { type: 'tool-call-end', id: 'c1', input: { city: 'Oslo' } });
+      run.push({ type: 'finish', finishReason: 'tool-calls', usage: {} });
+      run.finish('client-tool-calls');
+    };
+    const { mock, store } = setup({ onChat: turn }, { tools: { weather: (input) => (calls.push(input), { temp: 21 }) } });
+    await store.send('weather?');
+    await until(() => mock.runs.length === 2 && store.getSnapshot().haltReason === 'completed');
+    expect(calls).toEqual([{ city: 'Oslo' }]);
+    expect(mock.runs[1]!.body.resume).toEqual({ toolResults: [{ toolCallId: 'c1', output: { temp: 21 } }], approvals: [], answers: [] });
+  });
+
+  it('waits for approve/deny/answer, then continues with all of them', async () => {
+    const { mock, store } = setup({
+      onChat: (run) => {
+        if (run.body.resume) return run.finish();
+        run.push({ type: 'approval-requested', toolCallId: 'c1', name: 'delete', input: { path: '/' } }, { type: 'ask-user', toolCallId: 'c2', question: 'Why?' });
+        run.finish('approval');
+      },
+    });
+    await store.send('clean up');
+    expect(store.getSnapshot().pending.map((p) => [p.kind, p.toolCallId])).toEqual([['approval', 'c1'], ['ask-user', 'c2']]);
+    void store.deny('c1', 'too risky');
+    expect(mock.runs).toHaveLength(1);
+    await store.answer('c2', 'tidy');
+    await until(() => mock.runs.length === 2);
+    expect(mock.runs[1]!.body.resume).toEqual({ toolResults: [], approvals: [{ toolCallId: 'c1', approved: false, reason: 'too risky' }], answers: [{ toolCallId: 'c2', answer: 'tidy' }] });
+  });
+
+  it('notifies only the streaming message, at most once per flush, and keeps the id list stable', async () => {
+    const history = Array.from({ length: 50 }, (_, i) => ({ id: `m${i}`, role: 'user' as const, parts: [{ type: 'text' as const, text: `${i}` }] }));
+    const { mock, store } = setup({ onChat: (run) => run.push({ type: 'message-start', messageId: 'a1' }, { type: 'text-start', id: 't' }) }, { initialThread: createThread('t', history) });
+    const frames: (() => void)[] = [];
+    store.schedule = (flush) => frames.push(flush);
+    const counts = new Map<string, number>();
+    for (const m of [...history.map((m) => m.id), 'a1']) store.subscribeMessage(m, () => counts.set(m, (counts.get(m) ?? 0) + 1));
+    void store.send('go');
+    await until(() => mock.runs.length === 1 && frames.length > 0);
+    for (const f of frames.splice(0)) f();
+    const ids = store.getMessageIds();
+    for (let i = 0; i < 100; i++) {
+      mock.runs[0]!.push({ type: 'text-delta', id: 't', delta: 'x' });
+      if (i % 10 === 9) {
+        await new Promise((r) => setTimeout(r, 0));
+        for (const f of frames.splice(0)) f();
+      }
+    }
+    expect(counts.get('a1')).toBeLessThanOrEqual(11);
+    expect(counts.get('a1')).toBeGreaterThanOrEqual(10);
+    expect([...counts.keys()]).toEqual(['a1']);
+    expect(store.getMessageIds()).toBe(ids);
+    expect(store.getMessage('a1')!.parts[0]).toEqual({ type: 'text', text: 'x'.repeat(100) });
+  });
+});

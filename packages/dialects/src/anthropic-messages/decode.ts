@@ -1,0 +1,333 @@
+/**
+ * Decodes the Messages API stream: https://docs.anthropic.com/en/docs/build-with-claude/streaming
+ *
+ * `message_start` -> content blocks by `index` (`content_block_start` / `_delta` / `_stop`)
+ * -> `message_delta` (stop reason, cumulative usage) -> `message_stop` (the terminal event:
+ * `finish` is emitted there; a body that ends without it was cut and is reported as
+ * `invalid_response`). `ping` and unknown event, block and delta types are ignored, and so
+ * is anything after `message_stop` (Bedrock appends a `ping`; a recording may hold a second
+ * response: one stream is one response). An `error` event fails the response, keeping
+ * everything received before it.
+ *
+ * Blocks:
+ * - text (`text_delta`; `citations_delta` -> one `source` event per cited URL);
+ * - thinking (`thinking_delta`, `signature_delta` -> `reasoning-end.signature` and providerState);
+ * - redacted_thinking -> an empty reasoning part marked `redacted`, its `data` in providerState;
+ * - tool_use (`input_json_delta`; no fragments means no arguments: `{}`);
+ * - server_tool_use / mcp_tool_use -> provider-executed tool calls; `*_tool_result` blocks
+ *   (web_search, web_fetch, code_execution, bash/text_editor code execution, tool_search,
+ *   mcp) -> provider-executed `tool-result` events whose `output` is the block's `content`;
+ * - compaction (beta context management) -> a reasoning part holding the summary, marked
+ *   `type: 'compaction'` in providerState so the encoder sends it back as a compaction
+ *   block. It is the model's note to itself, not the answer, so it is not text.
+ */
+import type { Event, ProviderState } from '@parlance/protocol';
+import { createStreamState, guard, parseJson, type StreamState } from '../shared/stream-state.ts';
+import type { Decoder } from '../types.ts';
+import {
+  errorCodeOf,
+  finishReasonOf,
+  mergeRawUsage,
+  readUsage,
+  toUsage,
+  withAnthropicState,
+  type AnthropicState,
+  type RawUsage,
+} from './mappings.ts';
+
+type Json = Record<string, unknown>;
+
+interface Block {
+  /** The protocol block id, or undefined for blocks that produce no open block (results, unknown). */
+  id?: string;
+  kind: 'text' | 'thinking' | 'redacted' | 'compaction' | 'tool' | 'other';
+  signature?: string;
+  /** Tool input sent whole in `content_block_start` (used when no fragments follow). */
+  initialInput?: unknown;
+  sawFragments?: boolean;
+  state?: AnthropicState;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A block type naming a server tool's result (`web_search_tool_result`, `mcp_tool_result`, ...). */
+function isToolResultType(type: string): boolean {
+  return type.endsWith('_tool_result');
+}
+
+/** A server tool's result is an error when its content is an `*_error` object or MCP says so. */
+function isErrorResult(block: Json): boolean {
+  if (block.is_error === true) return true;
+  const content = block.content;
+  return isObject(content) && typeof content.type === 'string' && content.type.endsWith('_error');
+}
+
+export function createAnthropicDecoder(): Decoder {
+  const state: StreamState = createStreamState();
+  const blocks = new Map<number, Block>();
+  /** Tool names by call id, so a server tool's result can name its tool. */
+  const toolNames = new Map<string, string>();
+  const citedUrls = new Set<string>();
+  let raw: RawUsage = {};
+  let stopReason: string | undefined;
+
+  function invalid(out: Event[], message: string) {
+    state.fail(out, { code: 'invalid_response', message });
+  }
+
+  function reportUsage(out: Event[], value: unknown) {
+    const update = readUsage(value);
+    if (Object.keys(update).length === 0) return;
+    raw = mergeRawUsage(raw, update);
+    state.addUsage(out, toUsage(raw));
+  }
+
+  function onMessageStart(out: Event[], payload: Json) {
+    const message = isObject(payload.message) ? payload.message : undefined;
+    if (!message) return invalid(out, 'message_start without a message');
+    state.start(out, { responseId: str(message.id), model: str(message.model) });
+    reportUsage(out, message.usage);
+  }
+
+  function onBlockStart(out: Event[], payload: Json) {
+    const index = payload.index;
+    const block = payload.content_block;
+    if (typeof index !== 'number' || !isObject(block) || typeof block.type !== 'string') {
+      return invalid(out, 'content_block_start without an index or a content_block');
+    }
+    if (blocks.has(index)) return invalid(out, `content_block_start for block ${index}, which already started`);
+    const type = block.type;
+    switch (type) {
+      case 'text': {
+        const id = `text-${index}`;
+        blocks.set(index, { id, kind: 'text' });
+        state.openText(out, id);
+        state.text(out, id, str(block.text) ?? '');
+        return;
+      }
+      case 'thinking': {
+        const id = `reasoning-${index}`;
+        const entry: Block = { id, kind: 'thinking' };
+        const signature = str(block.signature);
+        if (signature) entry.signature = signature;
+        blocks.set(index, entry);
+        state.openReasoning(out, id);
+        state.reasoning(out, id, str(block.thinking) ?? '');
+        return;
+      }
+      case 'redacted_thinking': {
+        const id = `reasoning-${index}`;
+        blocks.set(index, { id, kind: 'redacted' });
+        state.openReasoning(out, id);
+        state.annotate(id, { redacted: true, providerState: withAnthropicState({ redactedData: str(block.data) ?? '' }) });
+        return;
+      }
+      case 'compaction': {
+        const id = `reasoning-${index}`;
+        const compaction: AnthropicState = { type: 'compaction' };
+        const encrypted = str(block.encrypted_content);
+        if (encrypted) compaction.encryptedContent = encrypted;
+        blocks.set(index, { id, kind: 'compaction', state: compaction });
+        state.openReasoning(out, id);
+        state.reasoning(out, id, str(block.content) ?? '');
+        return;
+      }
+      case 'tool_use':
+      case 'server_tool_use':
+      case 'mcp_tool_use': {
+        const id = str(block.id);
+        const name = str(block.name);
+        if (!id || name === undefined) return invalid(out, `${type} block ${index} without an id or a name`);
+        const toolState: AnthropicState = {};
+        if (type !== 'tool_use') toolState.type = type;
+        const serverName = str(block.server_name);
+        if (serverName) toolState.serverName = serverName;
+        if (isObject(block.caller) && block.caller.type !== 'direct') toolState.caller = block.caller;
+        const entry: Block = { id, kind: 'tool' };
+        if (isObject(block.input) && Object.keys(block.input).length > 0) entry.initialInput = block.input;
+        blocks.set(index, entry);
+        toolNames.set(id, name);
+        const options: { providerExecuted?: boolean; providerState?: ProviderState } = {};
+        if (type !== 'tool_use') options.providerExecuted = true;
+        if (Object.keys(toolState).length > 0) options.providerState = withAnthropicState(toolState);
+        state.toolStart(out, id, name, options);
+        return;
+      }
+      default: {
+        blocks.set(index, { kind: 'other' });
+        if (!isToolResultType(type)) return; // A block type this decoder does not know: ignored.
+        const toolCallId = str(block.tool_use_id);
+        if (!toolCallId) return invalid(out, `${type} block ${index} without a tool_use_id`);
+        state.start(out);
+        const event: Event = {
+          type: 'tool-result',
+          toolCallId,
+          name: toolNames.get(toolCallId) ?? type.replace(/_tool_result$/, ''),
+          output: block.content ?? null,
+          providerExecuted: true,
+          providerState: withAnthropicState({ type }),
+        };
+        if (isErrorResult(block)) event.isError = true;
+        if (!state.finished) out.push(event);
+      }
+    }
+  }
+
+  function onBlockDelta(out: Event[], payload: Json) {
+    const index = payload.index;
+    const delta = payload.delta;
+    if (typeof index !== 'number' || !isObject(delta) || typeof delta.type !== 'string') {
+      return invalid(out, 'content_block_delta without an index or a delta');
+    }
+    let block = blocks.get(index);
+    if (!block) {
+      // A delta before its block's start: keep the text rather than lose it; other kinds cannot be placed.
+      if (delta.type === 'text_delta') {
+        block = { id: `text-${index}`, kind: 'text' };
+      } else if (delta.type === 'thinking_delta') {
+        block = { id: `reasoning-${index}`, kind: 'thinking' };
+      } else {
+        return;
+      }
+      blocks.set(index, block);
+    }
+    const id = block.id;
+    if (id === undefined) return;
+    switch (delta.type) {
+      case 'text_delta':
+        if (block.kind === 'text') state.text(out, id, str(delta.text) ?? '');
+        return;
+      case 'thinking_delta':
+        if (block.kind === 'thinking') state.reasoning(out, id, str(delta.thinking) ?? '');
+        return;
+      case 'signature_delta':
+        if (block.kind === 'thinking') block.signature = (block.signature ?? '') + (str(delta.signature) ?? '');
+        return;
+      case 'input_json_delta': {
+        if (block.kind !== 'tool') return;
+        const fragment = str(delta.partial_json) ?? '';
+        if (fragment !== '') block.sawFragments = true;
+        state.toolDelta(out, id, fragment);
+        return;
+      }
+      case 'citations_delta': {
+        const citation = isObject(delta.citation) ? delta.citation : undefined;
+        // Web search citations carry `url`; search-result citations carry `source` (usually a URL).
+        // Document citations (char/page/content-block locations) point into the request, not a URL.
+        const url = citation ? (str(citation.url) ?? str(citation.source)) : undefined;
+        if (!url || citedUrls.has(url) || state.finished) return;
+        citedUrls.add(url);
+        const event: Event = { type: 'source', url };
+        const title = citation ? str(citation.title) : undefined;
+        if (title) event.title = title;
+        out.push(event);
+        return;
+      }
+      case 'compaction_delta': {
+        if (block.kind !== 'compaction') return;
+        state.reasoning(out, id, str(delta.content) ?? '');
+        const encrypted = str(delta.encrypted_content);
+        if (encrypted) block.state = { ...block.state, encryptedContent: encrypted };
+        return;
+      }
+      default:
+        return; // A delta type this decoder does not know: ignored.
+    }
+  }
+
+  function onBlockStop(out: Event[], payload: Json) {
+    const index = payload.index;
+    if (typeof index !== 'number') return invalid(out, 'content_block_stop without an index');
+    const block = blocks.get(index);
+    if (!block || block.id === undefined) return;
+    const id = block.id;
+    switch (block.kind) {
+      case 'thinking':
+        if (block.signature !== undefined) {
+          state.annotate(id, { signature: block.signature });
+          state.end(out, id, { providerState: withAnthropicState({ signature: block.signature }) });
+        } else {
+          state.end(out, id);
+        }
+        return;
+      case 'compaction':
+        state.end(out, id, { providerState: withAnthropicState(block.state ?? { type: 'compaction' }) });
+        return;
+      case 'tool':
+        if (!block.sawFragments && block.initialInput !== undefined) state.end(out, id, { input: block.initialInput });
+        else state.end(out, id);
+        return;
+      default:
+        state.end(out, id);
+    }
+  }
+
+  function onMessageDelta(out: Event[], payload: Json) {
+    const delta = isObject(payload.delta) ? payload.delta : undefined;
+    const reason = delta ? str(delta.stop_reason) : undefined;
+    if (reason) stopReason = reason;
+    reportUsage(out, payload.usage);
+  }
+
+  function onError(out: Event[], payload: Json) {
+    const error = isObject(payload.error) ? payload.error : undefined;
+    const type = error ? str(error.type) : undefined;
+    const message = (error ? str(error.message) : undefined) ?? 'The provider reported an error';
+    state.fail(out, { code: errorCodeOf(type, message), message: type ? `${type}: ${message}` : message });
+  }
+
+  function dispatch(out: Event[], payload: Json, type: string | undefined) {
+    switch (type) {
+      case 'message_start':
+        return onMessageStart(out, payload);
+      case 'content_block_start':
+        return onBlockStart(out, payload);
+      case 'content_block_delta':
+        return onBlockDelta(out, payload);
+      case 'content_block_stop':
+        return onBlockStop(out, payload);
+      case 'message_delta':
+        return onMessageDelta(out, payload);
+      case 'message_stop':
+        return state.finish(out, stopReason ? finishReasonOf(stopReason) : 'other', stopReason);
+      case 'error':
+        return onError(out, payload);
+      default:
+        return; // ping and event types added later
+    }
+  }
+
+  return {
+    push(wire) {
+      const out: Event[] = [];
+      if (state.finished) return out;
+      return guard(state, out, () => {
+        if (wire.data.trim() === '') return;
+        const parsed = parseJson(wire.data);
+        if (!parsed.ok) return invalid(out, `Invalid JSON in a ${wire.event ?? 'stream'} event: ${parsed.message}`);
+        if (!isObject(parsed.value)) return invalid(out, 'A stream event that is not a JSON object');
+        const payload = parsed.value;
+        // The payload's own `type` names the event; the SSE event name is the fallback.
+        let type = str(payload.type) ?? wire.event;
+        if (type === undefined && isObject(payload.error)) type = 'error';
+        dispatch(out, payload, type);
+      });
+    },
+    end() {
+      const out: Event[] = [];
+      state.endOfStream(out);
+      return out;
+    },
+    fail(failure) {
+      const out: Event[] = [];
+      state.fail(out, failure);
+      return out;
+    },
+  };
+}

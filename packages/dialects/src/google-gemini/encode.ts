@@ -1,0 +1,270 @@
+/**
+ * ModelRequest -> GenerateContentRequest.
+ * https://ai.google.dev/api/generate-content#request-body
+ *
+ * Handoff rule (shared by every dialect):
+ * - providerState of another dialect is ignored; only `providerState.google_gemini` is read.
+ * - Reasoning with Gemini state (or from a Gemini message) goes back as a `thought: true` part
+ *   with its `thoughtSignature`; other reasoning has no place in Gemini's history, so its text
+ *   is sent as a model text part wrapped in `<thinking>...</thinking>`; empty or redacted
+ *   reasoning is dropped.
+ * - Provider-executed calls and results of another dialect are dropped (Gemini's own code
+ *   execution parts go back as `executableCode` / `codeExecutionResult`).
+ * - Gemini matches a function response to its call by name (and by `id` when the API gave
+ *   one, kept in providerState), so Parlance's tool-call ids never reach the wire. A result
+ *   whose call is not in the history is dropped: Gemini 3 rejects a response count that
+ *   differs from the call count.
+ * - Gemini 3 rejects a function call in the history without a thought signature (a call
+ *   that came from another model). Google's documented escape hatch is a dummy signature on
+ *   the first call of the turn: https://ai.google.dev/gemini-api/docs/thought-signatures#faqs
+ */
+import type { Message, ModelRequest, Part, ReasoningEffort, ToolChoice } from '@parlance/protocol';
+
+const DIALECT = 'google_gemini';
+const DUMMY_SIGNATURE = 'skip_thought_signature_validator';
+
+type Json = Record<string, unknown>;
+interface Content {
+  role: 'user' | 'model';
+  parts: Json[];
+}
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function stateOf(part: Part): Json | undefined {
+  const state = part.providerState?.[DIALECT];
+  return isObject(state) ? state : undefined;
+}
+
+/** Gemini 3 and later take `thinkingLevel`; 2.x takes `thinkingBudget`. Read from the model name. */
+export function geminiGeneration(model: string): number | undefined {
+  const match = /gemini-(\d+)/i.exec(model);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** https://ai.google.dev/api/caching#Content: inline base64 data, or a file by URI (Files API, public URLs). */
+function filePart(part: Extract<Part, { type: 'file' }>): Json {
+  if (part.data !== undefined) return { inlineData: { mimeType: part.mediaType, data: part.data } };
+  const dataUrl = /^data:([^;,]+)?(?:;[^,]*)?;base64,(.*)$/s.exec(part.url);
+  if (dataUrl) return { inlineData: { mimeType: dataUrl[1] ?? part.mediaType, data: dataUrl[2] } };
+  return { fileData: { mimeType: part.mediaType, fileUri: part.url } };
+}
+
+/** `functionCall.args` and `functionResponse.response` are protobuf Structs: always objects. */
+function argsObject(input: unknown): Json {
+  if (isObject(input)) return input;
+  if (typeof input === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(input);
+      if (isObject(parsed)) return parsed;
+    } catch {
+      // not JSON: fall through and wrap it
+    }
+  }
+  return input === undefined || input === null || input === '' ? {} : { input };
+}
+
+/** https://ai.google.dev/gemini-api/docs/function-calling: `{ output }` / `{ error }` when the result is not an object. */
+function responseObject(output: unknown, isError: boolean | undefined): Json {
+  if (isError) return { error: output };
+  return isObject(output) ? output : { output };
+}
+
+interface CallInfo {
+  name: string;
+  providerId?: string;
+}
+
+function modelParts(message: Message, generation: number | undefined): Json[] {
+  const parts: Json[] = [];
+  const fromGemini = message.provenance?.dialect === DIALECT;
+  for (const part of message.parts) {
+    const state = stateOf(part);
+    const signature = typeof state?.thoughtSignature === 'string' ? state.thoughtSignature : undefined;
+    switch (part.type) {
+      case 'text':
+        if (part.text !== '' || signature) parts.push(signature ? { text: part.text, thoughtSignature: signature } : { text: part.text });
+        break;
+      case 'reasoning':
+        if (state || fromGemini) {
+          if (part.text === '' && !signature) break;
+          const thought: Json = { text: part.text, thought: true };
+          if (signature) thought.thoughtSignature = signature;
+          parts.push(thought);
+        } else if (!part.redacted && part.text.trim() !== '') {
+          parts.push({ text: `<thinking>${part.text}</thinking>` });
+        }
+        break;
+      case 'tool-call': {
+        if (part.providerExecuted) {
+          if (state?.executableCode && isObject(part.input)) parts.push({ executableCode: part.input });
+          break;
+        }
+        const call: Json = { name: part.name, args: argsObject(part.input) };
+        if (typeof state?.id === 'string') call.id = state.id;
+        parts.push(signature ? { functionCall: call, thoughtSignature: signature } : { functionCall: call });
+        break;
+      }
+      case 'tool-result':
+        if (part.providerExecuted && state?.codeExecutionResult && isObject(part.output)) parts.push({ codeExecutionResult: part.output });
+        break;
+      case 'file':
+        parts.push(filePart(part));
+        break;
+      case 'source':
+        break;
+    }
+  }
+  if ((generation ?? 0) >= 3) {
+    const first = parts.find((p) => p.functionCall !== undefined);
+    if (first && first.thoughtSignature === undefined) first.thoughtSignature = DUMMY_SIGNATURE;
+  }
+  return parts;
+}
+
+function userParts(message: Message, calls: Map<string, CallInfo>): Json[] {
+  const parts: Json[] = [];
+  for (const part of message.parts) {
+    switch (part.type) {
+      case 'text':
+        if (part.text !== '') parts.push({ text: part.text });
+        break;
+      case 'file':
+        parts.push(filePart(part));
+        break;
+      case 'tool-result': {
+        if (part.providerExecuted) break;
+        const call = calls.get(part.toolCallId);
+        if (!call) break;
+        const response: Json = { name: call.name, response: responseObject(part.output, part.isError) };
+        if (call.providerId) response.id = call.providerId;
+        parts.push({ functionResponse: response });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return parts;
+}
+
+function systemText(message: Message): string {
+  return message.parts
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text)
+    .join('\n');
+}
+
+/** Gemini accepts JSON Schema as is in `parametersJsonSchema` / `responseJsonSchema`; `$schema` is not part of what it documents. */
+function jsonSchema(schema: Json): Json {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+function hasParameters(schema: Json): boolean {
+  if (schema.type !== undefined && schema.type !== 'object') return true;
+  const keys = Object.keys(schema).filter((k) => !['type', 'properties', '$schema', 'additionalProperties', 'required'].includes(k));
+  return keys.length > 0 || (isObject(schema.properties) && Object.keys(schema.properties).length > 0);
+}
+
+/** https://ai.google.dev/api/caching#FunctionCallingConfig */
+function functionCallingConfig(choice: ToolChoice): Json {
+  if (choice === 'auto') return { mode: 'AUTO' };
+  if (choice === 'none') return { mode: 'NONE' };
+  if (choice === 'required') return { mode: 'ANY' };
+  return { mode: 'ANY', allowedFunctionNames: [choice.name] };
+}
+
+const LEVELS: Record<ReasoningEffort, string> = { minimal: 'MINIMAL', low: 'LOW', medium: 'MEDIUM', high: 'HIGH', xhigh: 'HIGH' };
+/** Budgets within every 2.5 model's range (Flash: 0..24576, Pro: 128..32768, Flash-Lite: 512..24576). */
+const BUDGETS: Record<ReasoningEffort, number> = { minimal: 512, low: 2048, medium: 8192, high: 16384, xhigh: 24576 };
+
+/**
+ * https://ai.google.dev/gemini-api/docs/thinking. Gemini 3+ (by model name): effort ->
+ * `thinkingLevel`, a budget -> `thinkingBudget` (kept for compatibility), `false` -> MINIMAL
+ * (Gemini 3 cannot switch thinking off). Gemini 2.x and unknown names: effort -> a budget,
+ * `false` -> budget 0 (2.5 Pro rejects 0: it cannot switch thinking off either).
+ * `includeThoughts` asks for thought summaries whenever thinking is on.
+ */
+function thinkingConfig(request: ModelRequest): Json | undefined {
+  const thinking = request.thinking;
+  if (thinking === undefined) return undefined;
+  const gen3 = (geminiGeneration(request.model) ?? 0) >= 3;
+  if (thinking === false) return gen3 ? { thinkingLevel: 'MINIMAL' } : { thinkingBudget: 0 };
+  const config: Json = { includeThoughts: true };
+  if (gen3 && thinking.effort) config.thinkingLevel = LEVELS[thinking.effort];
+  else if (thinking.budgetTokens !== undefined) config.thinkingBudget = thinking.budgetTokens;
+  else if (thinking.effort) config.thinkingBudget = BUDGETS[thinking.effort];
+  return config;
+}
+
+export function encodeGeminiRequest(request: ModelRequest): Record<string, unknown> {
+  const generation = geminiGeneration(request.model);
+  const system: string[] = request.system ? [request.system] : [];
+  const calls = new Map<string, CallInfo>();
+  for (const message of request.messages) {
+    for (const part of message.parts) {
+      if (part.type !== 'tool-call' || part.providerExecuted) continue;
+      const id = stateOf(part)?.id;
+      calls.set(part.id, typeof id === 'string' ? { name: part.name, providerId: id } : { name: part.name });
+    }
+  }
+
+  const contents: Content[] = [];
+  for (const message of request.messages) {
+    if (message.role === 'system') {
+      const text = systemText(message);
+      if (text) system.push(text);
+      continue;
+    }
+    const role = message.role === 'assistant' ? 'model' : 'user';
+    const parts = role === 'model' ? modelParts(message, generation) : userParts(message, calls);
+    if (parts.length === 0) continue;
+    // Tool results (a `tool` message) and the next user message share one user turn.
+    const last = contents[contents.length - 1];
+    if (last && last.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  }
+
+  const body: Json = { contents };
+  if (system.length) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
+
+  if (request.tools?.length) {
+    body.tools = [
+      {
+        functionDeclarations: request.tools.map((tool) => {
+          const declaration: Json = { name: tool.name };
+          if (tool.description) declaration.description = tool.description;
+          // `parametersJsonSchema` takes JSON Schema directly (no OpenAPI-subset conversion);
+          // a tool without parameters leaves it out, as the API expects.
+          if (hasParameters(tool.inputSchema)) declaration.parametersJsonSchema = jsonSchema(tool.inputSchema);
+          return declaration;
+        }),
+      },
+    ];
+    if (request.toolChoice) body.toolConfig = { functionCallingConfig: functionCallingConfig(request.toolChoice) };
+  }
+
+  // https://ai.google.dev/api/generate-content#generationconfig
+  const generationConfig: Json = {};
+  if (request.maxOutputTokens !== undefined) generationConfig.maxOutputTokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) generationConfig.temperature = request.temperature;
+  if (request.topP !== undefined) generationConfig.topP = request.topP;
+  if (request.stop?.length) generationConfig.stopSequences = request.stop;
+  if (request.output) {
+    // https://ai.google.dev/gemini-api/docs/structured-output: JSON Schema in `responseJsonSchema`.
+    // Gemini has no strict flag or schema name; `name`/`description` are not sent.
+    generationConfig.responseMimeType = 'application/json';
+    generationConfig.responseJsonSchema = jsonSchema(request.output.schema);
+  }
+  const thinking = thinkingConfig(request);
+  if (thinking) generationConfig.thinkingConfig = thinking;
+  if (Object.keys(generationConfig).length) body.generationConfig = generationConfig;
+
+  // `cache`: Gemini caches prompt prefixes implicitly; explicit caches are separate resources
+  // (`cachedContents/...`), so a `cachedContent` name is only sent when given in `extra`.
+  // https://ai.google.dev/gemini-api/docs/caching
+  // `extra` is merged last and shallow: an `extra.generationConfig` replaces the one built here.
+  if (request.extra) Object.assign(body, request.extra);
+  return body;
+}

@@ -1,0 +1,179 @@
+/**
+ * ModelRequest -> Ollama ChatRequest.
+ * https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion
+ *
+ * Handoff rule (shared by every dialect):
+ * - providerState of every dialect is ignored: Ollama keeps no round-trip state.
+ * - Reasoning text of any origin goes back in the assistant message's `thinking` field
+ *   (Ollama accepts plain thinking text, no signature); empty or redacted reasoning is dropped.
+ * - Provider-executed tool calls and results (another provider's server tools) are dropped.
+ * - Ollama matches a result to its call by `tool_name`, so tool-call ids never reach the wire;
+ *   a result whose call is not in the history is dropped.
+ *
+ * Not expressible, by decision:
+ * - Images must be base64 (`images`): an http(s) URL cannot be sent (Ollama does not fetch
+ *   URLs) and fails with ParlanceError `invalid_request` rather than being dropped, so the
+ *   model never answers about an image it did not see. `text/*` files are inlined as text;
+ *   other files fail the same way.
+ * - `toolChoice`: Ollama has none. 'none' leaves the tools out, `{ type: 'tool', name }`
+ *   offers only that tool, 'required' cannot be enforced and is ignored.
+ * - `cache`: Ollama reuses its KV cache for a shared prefix by itself; no hint exists.
+ * - `stop` goes in `options.stop`, `maxOutputTokens` in `options.num_predict`.
+ * - A failed tool result (`isError`) is sent as `Error: <output>`: Ollama has no error flag.
+ * - `extra` is merged last and shallow (`keep_alive`, `options`, ...): an `extra.options`
+ *   replaces the options built here.
+ */
+import { ParlanceError, type Message, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function decodeBase64Text(data: string, path: (string | number)[]): string {
+  try {
+    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    return new TextDecoder().decode(bytes);
+  } catch (cause) {
+    throw new ParlanceError('invalid_request', 'A text file part holds invalid base64 data.', { path, cause });
+  }
+}
+
+/** Tool arguments are a JSON object on the wire. */
+function argumentsObject(input: unknown): Json {
+  if (isObject(input)) return input;
+  if (typeof input === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(input);
+      if (isObject(parsed)) return parsed;
+    } catch {
+      // not JSON: wrapped below
+    }
+  }
+  return input === undefined || input === null || input === '' ? {} : { input };
+}
+
+function userMessage(message: Message, index: number): Json | undefined {
+  const texts: string[] = [];
+  const images: string[] = [];
+  message.parts.forEach((part, p) => {
+    if (part.type === 'text') {
+      if (part.text !== '') texts.push(part.text);
+      return;
+    }
+    if (part.type !== 'file') return;
+    const path = ['messages', index, 'parts', p];
+    let data: string;
+    let mediaType = part.mediaType;
+    if (part.data !== undefined) data = part.data;
+    else {
+      const dataUrl = /^data:([^;,]+)?(?:;[^,]*)?;base64,(.*)$/s.exec(part.url);
+      if (!dataUrl) {
+        throw new ParlanceError('invalid_request', 'Ollama accepts images as base64 data only; this file is a URL. Download it and pass `data` instead.', { path });
+      }
+      data = dataUrl[2]!;
+      mediaType = dataUrl[1] ?? mediaType;
+    }
+    if (mediaType.startsWith('image/')) images.push(data);
+    else if (mediaType.startsWith('text/')) texts.push(decodeBase64Text(data, path));
+    else throw new ParlanceError('invalid_request', `Ollama cannot take a ${mediaType} file: only images (base64) and text files.`, { path });
+  });
+  if (texts.length === 0 && images.length === 0) return undefined;
+  const out: Json = { role: 'user', content: texts.join('\n') };
+  if (images.length) out.images = images;
+  return out;
+}
+
+function assistantMessage(message: Message): Json | undefined {
+  let content = '';
+  let thinking = '';
+  const toolCalls: Json[] = [];
+  for (const part of message.parts) {
+    if (part.type === 'text') content += part.text;
+    else if (part.type === 'reasoning' && !part.redacted) thinking += part.text;
+    else if (part.type === 'tool-call' && !part.providerExecuted) {
+      toolCalls.push({ function: { name: part.name, arguments: argumentsObject(part.input) } });
+    }
+  }
+  if (content === '' && thinking.trim() === '' && toolCalls.length === 0) return undefined;
+  const out: Json = { role: 'assistant', content };
+  if (thinking.trim() !== '') out.thinking = thinking;
+  if (toolCalls.length) out.tool_calls = toolCalls;
+  return out;
+}
+
+/**
+ * `think`: a boolean, or a level for models that take one. gpt-oss takes low/medium/high
+ * (and cannot switch thinking off: `false` is sent anyway and ignored by it); for other
+ * models an effort or budget just turns thinking on.
+ */
+function think(request: ModelRequest): boolean | string | undefined {
+  const thinking = request.thinking;
+  if (thinking === undefined) return undefined;
+  if (thinking === false) return false;
+  if (/gpt-oss/i.test(request.model) && thinking.effort) {
+    const levels: Record<ReasoningEffort, string> = { minimal: 'low', low: 'low', medium: 'medium', high: 'high', xhigh: 'high' };
+    return levels[thinking.effort];
+  }
+  return true;
+}
+
+export function encodeOllamaRequest(request: ModelRequest): Record<string, unknown> {
+  const system: string[] = request.system ? [request.system] : [];
+  const callIds = new Set<string>();
+  for (const message of request.messages) {
+    for (const part of message.parts) if (part.type === 'tool-call' && !part.providerExecuted) callIds.add(part.id);
+  }
+
+  const messages: Json[] = [];
+  request.messages.forEach((message, index) => {
+    if (message.role === 'system') {
+      const text = message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+      if (text) system.push(text);
+      return;
+    }
+    if (message.role === 'assistant') {
+      const out = assistantMessage(message);
+      if (out) messages.push(out);
+    } else if (message.role === 'user') {
+      const out = userMessage(message, index);
+      if (out) messages.push(out);
+    }
+    // Tool results (in `tool` messages, or wherever they sit) become one tool message each.
+    for (const part of message.parts) {
+      if (part.type !== 'tool-result' || part.providerExecuted || !callIds.has(part.toolCallId)) continue;
+      const content = typeof part.output === 'string' ? part.output : JSON.stringify(part.output ?? null);
+      messages.push({ role: 'tool', content: part.isError ? `Error: ${content}` : content, tool_name: part.name });
+    }
+  });
+  if (system.length) messages.unshift({ role: 'system', content: system.join('\n\n') });
+
+  const body: Json = { model: request.model, messages, stream: true };
+
+  let tools = request.tools ?? [];
+  const choice = request.toolChoice;
+  if (choice === 'none') tools = [];
+  else if (typeof choice === 'object') tools = tools.filter((t) => t.name === choice.name);
+  if (tools.length) {
+    body.tools = tools.map((tool) => {
+      const fn: Json = { name: tool.name, parameters: tool.inputSchema };
+      if (tool.description) fn.description = tool.description;
+      return { type: 'function', function: fn };
+    });
+  }
+
+  const thinkValue = think(request);
+  if (thinkValue !== undefined) body.think = thinkValue;
+  // Structured output: `format` takes a JSON schema. https://ollama.com/blog/structured-outputs
+  if (request.output) body.format = request.output.schema;
+
+  // https://github.com/ollama/ollama/blob/main/docs/modelfile.mdx#valid-parameters-and-values
+  const options: Json = {};
+  if (request.maxOutputTokens !== undefined) options.num_predict = request.maxOutputTokens;
+  if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (request.topP !== undefined) options.top_p = request.topP;
+  if (request.stop?.length) options.stop = request.stop;
+  if (Object.keys(options).length) body.options = options;
+
+  if (request.extra) Object.assign(body, request.extra);
+  return body;
+}

@@ -1,0 +1,284 @@
+/**
+ * The decoder on hand-built streams: bad input (invalid JSON, unknown events, cuts,
+ * provider errors) and the shapes the recordings do not show (several calls,
+ * refusals, content-filter, array content). Each stream is built from chunk objects
+ * as the API documents them.
+ */
+import { collectResponse, type Event } from '@parlance/protocol';
+import { describe, expect, it } from 'vitest';
+import { assertWellFormed } from '../../test/conformance.ts';
+import { decodeDialectText } from '../decode-stream.ts';
+import type { DecoderOptions } from '../types.ts';
+import { openaiCompletions } from './index.ts';
+
+const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-test' };
+const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) => ({
+  ...base,
+  choices: [{ index: 0, delta, finish_reason: finish }],
+  ...extra,
+});
+const usageChunk = (usage: Record<string, unknown>) => ({ ...base, choices: [], usage });
+
+/** SSE text: objects become `data: <json>`, strings are sent as they are. */
+function sse(...events: (object | string)[]): string {
+  return events.map((e) => (typeof e === 'string' ? e : `data: ${JSON.stringify(e)}\n\n`)).join('');
+}
+const DONE = 'data: [DONE]\n\n';
+
+function decode(text: string, options?: DecoderOptions): Event[] {
+  const events = decodeDialectText(openaiCompletions, text, options);
+  assertWellFormed(events);
+  return events;
+}
+
+const errorsOf = (events: Event[]) => events.filter((e) => e.type === 'error');
+
+describe('bad input', () => {
+  it('reports invalid JSON as invalid_response and keeps the text before it', async () => {
+    const events = decode(sse(chunk({ role: 'assistant', content: 'Hello' }), 'data: {"choices": [\n\n', chunk({ content: ' never' })));
+    const response = await collectResponse(events);
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'Hello' }]);
+    expect(response.finishReason).toBe('error');
+    expect(response.error?.code).toBe('invalid_response');
+    expect(response.error?.message).toMatch(/not valid JSON/);
+  });
+
+  it('ignores unknown event types, comments and unknown fields', async () => {
+    const events = decode(
+      sse(
+        ': keep-alive\n\n',
+        'event: ping\ndata: {"whatever": true}\n\n',
+        chunk({ content: 'Hi', audio: null, annotations: [] }, null, { obfuscation: 'x1', service_tier: 'default' }),
+        { ...base, choices: [] },
+        chunk({}, 'stop'),
+        DONE,
+      ),
+    );
+    const response = await collectResponse(events);
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'Hi' }]);
+    expect(response.finishReason).toBe('stop');
+    expect(errorsOf(events)).toEqual([]);
+  });
+
+  it('reports a stream cut before any finish_reason', async () => {
+    const events = decode(sse(chunk({ content: 'Partial' }), chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'f', arguments: '{"a"' } }] })));
+    const response = await collectResponse(events);
+    expect(response.message.parts[0]).toEqual({ type: 'text', text: 'Partial' });
+    // The half call is kept (closed, arguments as received) rather than lost.
+    expect(response.message.parts[1]).toMatchObject({ type: 'tool-call', id: 'c1', name: 'f', input: '{"a"' });
+    expect(response.finishReason).toBe('error');
+    expect(response.error?.code).toBe('invalid_response');
+  });
+
+  it.each([
+    ['an error chunk (OpenAI, vLLM)', sse(chunk({ content: 'a' }), { error: { message: 'The server had an error', type: 'server_error' } }), 'server_error', undefined],
+    [
+      'an error event (Groq)',
+      sse(chunk({ content: 'a' }), 'event: error\ndata: {"error":{"message":"Rate limit reached","type":"tokens","code":"rate_limit_exceeded"}}\n\n'),
+      'rate_limited',
+      undefined,
+    ],
+    [
+      'an error chunk with an HTTP status as code (OpenRouter)',
+      sse(chunk({ content: 'a' }), { ...base, error: { code: 502, message: 'Provider returned error' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] }),
+      'server_error',
+      502,
+    ],
+    ['a context overflow', sse(chunk({ content: 'a' }), { error: { message: 'too long', type: 'invalid_request_error', code: 'context_length_exceeded' } }), 'context_length_exceeded', undefined],
+    ['an overload', sse(chunk({ content: 'a' }), { error: { message: 'busy', code: 503 } }), 'overloaded', 503],
+    ['an error event whose data is not JSON', sse(chunk({ content: 'a' }), 'event: error\ndata: upstream exploded\n\n'), 'server_error', undefined],
+    ['finish_reason "error" with no error object', sse(chunk({ content: 'a' }), chunk({}, 'error')), 'server_error', undefined],
+  ])('maps %s to a typed error after what arrived', async (_, text, code, status) => {
+    const events = decode(text);
+    const response = await collectResponse(events);
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'a' }]);
+    expect(response.finishReason).toBe('error');
+    expect(response.error?.code).toBe(code);
+    expect(response.error?.status).toBe(status);
+    expect(response.error?.message.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['a chunk that is not an object', 'data: 42\n\n'],
+    ['choices that are not an array', sse({ ...base, choices: { 0: {} } })],
+    ['a delta that is not an object', sse({ ...base, choices: [{ index: 0, delta: 'hi' }] })],
+    ['a tool_calls entry that is not an object', sse(chunk({ tool_calls: [null] }))],
+  ])('reports %s as invalid_response without throwing', async (_, text) => {
+    const events = decode(sse(chunk({ content: 'ok' })) + text);
+    const response = await collectResponse(events);
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'ok' }]);
+    expect(response.error?.code).toBe('invalid_response');
+  });
+
+  it('keeps what arrived when the transport fails', async () => {
+    const decoder = openaiCompletions.createDecoder();
+    const events = [
+      ...decoder.push({ data: JSON.stringify(chunk({ content: 'So far' })) }),
+      ...decoder.fail({ code: 'network', message: 'socket hang up' }),
+    ];
+    assertWellFormed(events);
+    const response = await collectResponse(events);
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'So far' }]);
+    expect(response.error).toMatchObject({ code: 'network', retryable: true });
+    // Nothing after the finish.
+    expect(decoder.push({ data: JSON.stringify(chunk({ content: 'late' })) })).toEqual([]);
+    expect(decoder.end()).toEqual([]);
+  });
+});
+
+describe('finishing', () => {
+  it.each([
+    ['stop', 'stop'],
+    ['length', 'length'],
+    ['tool_calls', 'tool-calls'],
+    ['function_call', 'tool-calls'],
+    ['content_filter', 'content-filter'],
+    ['sensitive', 'content-filter'],
+    ['something_new', 'other'],
+  ])('maps finish_reason %s to %s and keeps the raw value', (raw, reason) => {
+    const finish = decode(sse(chunk({ content: 'x' }), chunk({}, raw), DONE)).at(-1);
+    expect(finish).toMatchObject({ type: 'finish', finishReason: reason, rawFinishReason: raw });
+  });
+
+  it("finishes with 'other' on [DONE] without a finish_reason", () => {
+    const finish = decode(sse(chunk({ content: 'x' }), DONE)).at(-1);
+    expect(finish).toEqual({ type: 'finish', finishReason: 'other', usage: {} });
+  });
+
+  it("turns a refusal into text marked in providerState and finishes with 'refusal'", async () => {
+    const response = await collectResponse(decode(sse(chunk({ role: 'assistant', refusal: "I'm sorry, " }), chunk({ refusal: 'I cannot help.' }), chunk({}, 'stop'), DONE)));
+    expect(response.message.parts).toEqual([{ type: 'text', text: "I'm sorry, I cannot help.", providerState: { openai_completions: { refusal: true } } }]);
+    expect(response.finishReason).toBe('refusal');
+    expect(response.rawFinishReason).toBe('stop');
+  });
+});
+
+describe('tool calls', () => {
+  it('decodes several calls whose deltas interleave by index', async () => {
+    const response = await collectResponse(
+      decode(
+        sse(
+          chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'weather', arguments: '' } }] }),
+          chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'time', arguments: '{"tz":' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Paris"}' } }] }),
+          chunk({ tool_calls: [{ index: 1, function: { arguments: '"CET"}' } }] }),
+          chunk({}, 'tool_calls'),
+          DONE,
+        ),
+      ),
+    );
+    expect(response.message.parts).toEqual([
+      { type: 'tool-call', id: 'call_a', name: 'weather', input: { city: 'Paris' } },
+      { type: 'tool-call', id: 'call_b', name: 'time', input: { tz: 'CET' } },
+    ]);
+    expect(response.finishReason).toBe('tool-calls');
+  });
+
+  it('keeps block ids unique when a provider reuses a call id, and synthesizes ids when asked', () => {
+    const text = sse(
+      chunk({ tool_calls: [{ index: 0, id: 'call_0', function: { name: 'a', arguments: '{}' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_0', function: { name: 'b', arguments: '{}' } }] }),
+      chunk({}, 'tool_calls'),
+      DONE,
+    );
+    const ids = (events: Event[]) => events.flatMap((e) => (e.type === 'tool-call-start' ? [e.id] : []));
+    expect(ids(decode(text))).toEqual(['call_0', 'call_0_1']);
+    expect(ids(decode(text, { toolCallIds: 'synthesize' }))).toEqual(['call_0', 'call_1']);
+  });
+
+  it('waits for the name before starting a call whose arguments come first', async () => {
+    const response = await collectResponse(
+      decode(
+        sse(
+          chunk({ tool_calls: [{ index: 0, id: 'c', function: { arguments: '{"q":' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { name: 'search', arguments: '"x"}' } }] }),
+          chunk({}, 'tool_calls'),
+          DONE,
+        ),
+      ),
+    );
+    expect(response.message.parts).toEqual([{ type: 'tool-call', id: 'c', name: 'search', input: { q: 'x' } }]);
+  });
+
+  it('reads calls without an index by their id', async () => {
+    const response = await collectResponse(
+      decode(
+        sse(
+          chunk({ tool_calls: [{ id: 'x1', function: { name: 'a', arguments: '{"n":1}' } }] }),
+          chunk({ tool_calls: [{ id: 'x2', function: { name: 'b', arguments: '{"n":2}' } }] }),
+          chunk({}, 'tool_calls'),
+          DONE,
+        ),
+      ),
+    );
+    expect(response.message.parts.map((p) => (p.type === 'tool-call' ? [p.id, p.input] : p))).toEqual([
+      ['x1', { n: 1 }],
+      ['x2', { n: 2 }],
+    ]);
+  });
+});
+
+describe('content and reasoning shapes', () => {
+  it('reads array content with thinking parts (Mistral reasoning models)', async () => {
+    const response = await collectResponse(
+      decode(
+        sse(
+          chunk({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Let me think.' }] }] }),
+          chunk({ content: [{ type: 'text', text: 'Answer.' }] }),
+          chunk({}, 'stop'),
+          DONE,
+        ),
+      ),
+    );
+    expect(response.message.parts.map((p) => [p.type, 'text' in p ? p.text : ''])).toEqual([
+      ['reasoning', 'Let me think.'],
+      ['text', 'Answer.'],
+    ]);
+  });
+
+  it('keeps an encrypted reasoning detail that arrives after the text as a redacted part of its own', async () => {
+    const blob = { type: 'reasoning.encrypted', data: 'gAAA', id: 'rs_1', format: 'openai-responses-v1', index: 0 };
+    const response = await collectResponse(
+      decode(sse(chunk({ reasoning: 'Hmm', reasoning_details: [{ type: 'reasoning.text', text: 'Hmm', index: 0 }] }), chunk({ content: 'Hi' }), chunk({ reasoning_details: [blob] }), chunk({}, 'stop'), DONE)),
+    );
+    expect(response.message.parts).toEqual([
+      { type: 'reasoning', text: 'Hmm', providerState: { openai_completions: { field: 'reasoning', reasoningDetails: [{ type: 'reasoning.text', text: 'Hmm', index: 0 }] } } },
+      { type: 'text', text: 'Hi' },
+      { type: 'reasoning', text: '', redacted: true, providerState: { openai_completions: { reasoningDetails: [blob] } } },
+    ]);
+  });
+
+  it('merges signed reasoning.text fragments by index', async () => {
+    const response = await collectResponse(
+      decode(
+        sse(
+          chunk({ reasoning_details: [{ type: 'reasoning.text', text: 'Step 1. ', index: 0, format: 'anthropic-claude-v1' }] }),
+          chunk({ reasoning_details: [{ type: 'reasoning.text', text: 'Step 2.', index: 0 }] }),
+          chunk({ reasoning_details: [{ type: 'reasoning.text', text: '', signature: 'sig', index: 0 }] }),
+          chunk({ content: 'Done' }, 'stop'),
+          DONE,
+        ),
+      ),
+    );
+    expect(response.message.parts[0]).toEqual({
+      type: 'reasoning',
+      text: 'Step 1. Step 2.',
+      providerState: {
+        openai_completions: {
+          field: 'reasoning_details',
+          reasoningDetails: [{ type: 'reasoning.text', text: 'Step 1. Step 2.', index: 0, format: 'anthropic-claude-v1', signature: 'sig' }],
+        },
+      },
+    });
+  });
+
+  it('reads usage from x_groq when the top-level usage is missing (older Groq)', () => {
+    const finish = decode(sse(chunk({ content: 'x' }), chunk({}, 'stop', { x_groq: { id: 'req', usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } } }), DONE)).at(-1);
+    expect(finish).toMatchObject({ usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 } });
+  });
+
+  it('maps DeepSeek prompt_cache_hit_tokens to cacheReadTokens', () => {
+    const finish = decode(sse(chunk({ content: 'x' }, 'stop'), usageChunk({ prompt_tokens: 100, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36, completion_tokens: 5, total_tokens: 105 }), DONE)).at(-1);
+    expect(finish).toMatchObject({ usage: { inputTokens: 100, cacheReadTokens: 64, outputTokens: 5, totalTokens: 105 } });
+  });
+});

@@ -1,0 +1,395 @@
+/**
+ * Decodes a Chat Completions stream (`chat.completion.chunk` objects, then
+ * `data: [DONE]`): https://platform.openai.com/docs/api-reference/chat-streaming/streaming
+ *
+ * What compatible providers do differently, all handled here (quirk options in
+ * `DecoderOptions`, never copies of this decoder):
+ * - Usage arrives in a chunk of its own AFTER the chunk with `finish_reason`
+ *   (`stream_options.include_usage`), inside the choice (Moonshot), or twice
+ *   (Groq: with the finish and again alone). So the finish is held until `[DONE]`
+ *   or the end of the body; a body that ends after a `finish_reason` ended normally.
+ *   Chunks after `[DONE]` (opencode sends a `cost` chunk there) are not read.
+ * - Reasoning text comes as `reasoning_content` (DeepSeek, Moonshot, Z.ai, Alibaba),
+ *   `reasoning` (Groq, OpenRouter, vLLM) or `reasoning_details` (OpenRouter, which
+ *   sends the same text in `reasoning` AND `reasoning_details`). Per chunk, the
+ *   first field of `reasoningFields` that carries text wins, so the text is never
+ *   doubled. `reasoning_details` entries (summaries, signed text, encrypted blobs)
+ *   are also kept in providerState for the round trip
+ *   (https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks).
+ * - Tool calls are indexed deltas (`tool_calls[].index`). Some providers repeat
+ *   the id and name on every chunk (Fireworks/Kimi), send `id: ""` on later
+ *   chunks (Alibaba), send the whole arguments at once (Groq, Z.ai) or several
+ *   calls in one response. A call is keyed by its index; its id and name are taken
+ *   once, from the first chunk that has them.
+ * - Errors come inside a data chunk (`{"error": {...}}`: OpenAI, vLLM, OpenRouter)
+ *   or as `event: error` (Groq).
+ *
+ * Decisions a user sees:
+ * - Only the first choice is decoded (`n > 1` is not supported by the protocol).
+ * - A `refusal` delta (https://platform.openai.com/docs/guides/structured-outputs#refusals)
+ *   becomes text in its own text block whose providerState marks it
+ *   `{ openai_completions: { refusal: true } }`, and a response that refused and then
+ *   stopped finishes with 'refusal' (raw 'stop'). Encoding sends it back as `refusal`.
+ * - `[DONE]` without any `finish_reason` finishes with 'other'.
+ * - Content sent as an array of parts (Mistral reasoning models:
+ *   https://docs.mistral.ai/capabilities/reasoning/) is read: `text` parts as text,
+ *   `thinking` parts as reasoning.
+ */
+import type { Event, FinishReason, ProviderState } from '@parlance/protocol';
+import { createStreamState, guard, parseJson } from '../shared/stream-state.ts';
+import type { Decoder, DecoderOptions, WireEvent } from '../types.ts';
+import { DIALECT_ID, isObject, type JsonObject, mapFinishReason, mapProviderError, mapUsage } from './mappings.ts';
+
+
+/** Default reasoning fields, in order of preference (see the header comment). */
+export const DEFAULT_REASONING_FIELDS = ['reasoning_content', 'reasoning', 'reasoning_details'] as const;
+
+/** What a reasoning part of this dialect carries for the round trip. */
+export interface ReasoningState {
+  /** The delta field the text came from (`reasoning_content` is sent back as such). */
+  field?: string;
+  /** OpenRouter `reasoning_details`, merged by type and index, sent back verbatim. */
+  reasoningDetails?: JsonObject[];
+}
+
+interface ToolSlot {
+  providerId?: string;
+  name?: string;
+  blockId?: string;
+  pending: string[];
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The visible text of one `reasoning_details` entry (`reasoning.text` or `reasoning.summary`). */
+function detailText(detail: JsonObject): string {
+  if (detail.type === 'reasoning.text') return typeof detail.text === 'string' ? detail.text : '';
+  if (detail.type === 'reasoning.summary') return typeof detail.summary === 'string' ? detail.summary : '';
+  return '';
+}
+
+/** Merges streamed detail fragments: same type and index extend one entry (text appended, other fields replaced). */
+function mergeDetails(into: JsonObject[], incoming: JsonObject[]): void {
+  for (const detail of incoming) {
+    const index = detail.index;
+    const existing =
+      typeof index === 'number' ? into.find((d) => d.type === detail.type && d.index === index) : undefined;
+    if (!existing) {
+      into.push({ ...detail });
+      continue;
+    }
+    for (const [key, value] of Object.entries(detail)) {
+      if (value === null || value === undefined) continue;
+      if ((key === 'text' || key === 'summary') && typeof value === 'string') {
+        existing[key] = (typeof existing[key] === 'string' ? existing[key] : '') + value;
+      } else {
+        existing[key] = value;
+      }
+    }
+  }
+}
+
+export function createDecoder(options: DecoderOptions = {}): Decoder {
+  const state = createStreamState();
+  const reasoningFields = options.reasoningFields ?? DEFAULT_REASONING_FIELDS;
+  const keepDetails = reasoningFields.includes('reasoning_details');
+  let pending: { reason: FinishReason; raw: string } | undefined;
+  let blockCount = 0;
+  let textId: string | undefined;
+  let refusalId: string | undefined;
+  let refused = false;
+  let reasoning: { id: string; state: ReasoningState; hasText: boolean } | undefined;
+  const slots = new Map<string, ToolSlot>();
+  const usedIds = new Set<string>();
+  let lastSlotKey: string | undefined;
+
+  const invalid = (out: Event[], message: string) => state.fail(out, { code: 'invalid_response', message });
+
+  function closeText(out: Event[]) {
+    if (textId !== undefined) state.end(out, textId);
+    if (refusalId !== undefined) state.end(out, refusalId);
+    textId = undefined;
+    refusalId = undefined;
+  }
+
+  function closeReasoning(out: Event[]) {
+    if (!reasoning) return;
+    if (!reasoning.hasText) state.annotate(reasoning.id, { redacted: true });
+    state.end(out, reasoning.id);
+    reasoning = undefined;
+  }
+
+  function annotateReasoning() {
+    if (!reasoning) return;
+    const providerState: ProviderState = { [DIALECT_ID]: { ...reasoning.state } };
+    state.annotate(reasoning.id, { providerState });
+  }
+
+  function openReasoning(out: Event[]) {
+    if (reasoning) return reasoning;
+    closeText(out);
+    reasoning = { id: `reasoning-${blockCount++}`, state: {}, hasText: false };
+    state.openReasoning(out, reasoning.id);
+    return reasoning;
+  }
+
+  function onText(out: Event[], delta: string) {
+    if (delta === '') return;
+    closeReasoning(out);
+    if (refusalId !== undefined) {
+      state.end(out, refusalId);
+      refusalId = undefined;
+    }
+    textId ??= `text-${blockCount++}`;
+    state.text(out, textId, delta);
+  }
+
+  function onRefusal(out: Event[], delta: string) {
+    if (delta === '') return;
+    closeReasoning(out);
+    if (textId !== undefined) {
+      state.end(out, textId);
+      textId = undefined;
+    }
+    if (refusalId === undefined) {
+      refusalId = `refusal-${blockCount++}`;
+      state.openText(out, refusalId, { [DIALECT_ID]: { refusal: true } });
+    }
+    refused = true;
+    state.text(out, refusalId, delta);
+  }
+
+  function onReasoning(out: Event[], text: string, field: string | undefined, details: JsonObject[]) {
+    if (text !== '') {
+      const block = openReasoning(out);
+      block.hasText = true;
+      if (field !== undefined && block.state.field === undefined) {
+        block.state.field = field;
+        annotateReasoning();
+      }
+      state.reasoning(out, block.id, text);
+    }
+    if (details.length === 0) return;
+    // A detail with no text (an encrypted blob) after the reasoning block closed gets a block
+    // of its own, closed at once as redacted: it only carries the data to send back.
+    const standalone = !reasoning;
+    const block = openReasoning(out);
+    block.state.reasoningDetails ??= [];
+    mergeDetails(block.state.reasoningDetails, details);
+    annotateReasoning();
+    if (standalone && text === '') closeReasoning(out);
+  }
+
+  function readReasoning(out: Event[], delta: JsonObject) {
+    let text = '';
+    let field: string | undefined;
+    for (const name of reasoningFields) {
+      const value = delta[name];
+      const candidate =
+        name === 'reasoning_details'
+          ? Array.isArray(value)
+            ? value.filter(isObject).map(detailText).join('')
+            : ''
+          : typeof value === 'string'
+            ? value
+            : '';
+      if (candidate !== '') {
+        text = candidate;
+        field = name;
+        break;
+      }
+    }
+    const details = keepDetails && Array.isArray(delta.reasoning_details) ? delta.reasoning_details.filter(isObject) : [];
+    if (text !== '' || details.length > 0) onReasoning(out, text, field, details);
+  }
+
+  function readContent(out: Event[], content: unknown) {
+    if (typeof content === 'string') onText(out, content);
+    else if (Array.isArray(content)) {
+      for (const part of content) {
+        if (!isObject(part)) continue;
+        if (part.type === 'text' && typeof part.text === 'string') onText(out, part.text);
+        else if (part.type === 'thinking' && Array.isArray(part.thinking)) {
+          const text = part.thinking
+            .filter(isObject)
+            .map((t) => (typeof t.text === 'string' ? t.text : ''))
+            .join('');
+          if (text !== '') onReasoning(out, text, 'thinking', []);
+        }
+      }
+    }
+  }
+
+  function startTool(out: Event[], slot: ToolSlot, key: string) {
+    let id = options.toolCallIds === 'synthesize' ? undefined : slot.providerId;
+    id ??= `call_${key}`;
+    // Block ids are unique within a response, even if a provider reuses a call id.
+    let unique = id;
+    for (let n = 1; usedIds.has(unique); n++) unique = `${id}_${n}`;
+    usedIds.add(unique);
+    slot.blockId = unique;
+    state.toolStart(out, unique, slot.name ?? '');
+    for (const fragment of slot.pending) state.toolDelta(out, unique, fragment);
+    slot.pending = [];
+  }
+
+  function readToolCall(out: Event[], call: unknown, position: number): boolean {
+    if (!isObject(call)) {
+      invalid(out, `A tool_calls entry is not an object: ${JSON.stringify(call)}`);
+      return false;
+    }
+    const fn = isObject(call.function) ? call.function : {};
+    const providerId = nonEmpty(call.id);
+    let key: string;
+    if (typeof call.index === 'number') key = String(call.index);
+    else if (providerId !== undefined) {
+      // No index (some compatible servers): the id names the call; a new id is a new call.
+      const known = [...slots.entries()].find(([, s]) => s.providerId === providerId);
+      key = known ? known[0] : `id:${providerId}`;
+    } else key = lastSlotKey ?? String(position);
+    let slot = slots.get(key);
+    if (!slot) {
+      slot = { pending: [] };
+      slots.set(key, slot);
+      closeText(out);
+      closeReasoning(out);
+    }
+    lastSlotKey = key;
+    if (slot.blockId === undefined) {
+      slot.providerId ??= providerId;
+      slot.name ??= nonEmpty(fn.name);
+    }
+    const args = typeof fn.arguments === 'string' ? fn.arguments : isObject(fn.arguments) ? JSON.stringify(fn.arguments) : '';
+    if (slot.blockId === undefined && slot.name !== undefined) startTool(out, slot, key);
+    if (args !== '') {
+      if (slot.blockId !== undefined) state.toolDelta(out, slot.blockId, args);
+      else slot.pending.push(args);
+    }
+    return true;
+  }
+
+  function closeAll(out: Event[]) {
+    closeText(out);
+    closeReasoning(out);
+    // A call whose name never came is still a call the model made: keep its arguments.
+    for (const [key, slot] of slots) if (slot.blockId === undefined) startTool(out, slot, key);
+  }
+
+  function finishNow(out: Event[]) {
+    closeAll(out);
+    if (!pending) {
+      state.finish(out, 'other');
+      return;
+    }
+    const reason = refused && pending.reason === 'stop' ? 'refusal' : pending.reason;
+    state.finish(out, reason, pending.raw);
+  }
+
+  function readChunk(out: Event[], chunk: JsonObject) {
+    state.start(out, {
+      responseId: nonEmpty(chunk.id),
+      model: nonEmpty(chunk.model),
+    });
+    const { choices } = chunk;
+    if (choices !== undefined && choices !== null && !Array.isArray(choices)) {
+      invalid(out, 'A chat.completion.chunk has a `choices` field that is not an array');
+      return;
+    }
+    const list = Array.isArray(choices) ? choices : [];
+    const choice = list.find((c) => isObject(c) && (c.index ?? 0) === 0) ?? list[0];
+    if (choice !== undefined && !isObject(choice)) {
+      invalid(out, 'A chat.completion.chunk choice is not an object');
+      return;
+    }
+    if (choice) {
+      const { delta } = choice;
+      if (delta !== undefined && delta !== null && !isObject(delta)) {
+        invalid(out, 'A chat.completion.chunk choice has a `delta` that is not an object');
+        return;
+      }
+      if (delta) {
+        readReasoning(out, delta);
+        readContent(out, delta.content);
+        if (typeof delta.refusal === 'string') onRefusal(out, delta.refusal);
+        if (Array.isArray(delta.tool_calls)) {
+          for (const [position, call] of delta.tool_calls.entries()) if (!readToolCall(out, call, position)) return;
+        }
+        // The deprecated single `function_call` delta (https://platform.openai.com/docs/api-reference/chat/object).
+        if (isObject(delta.function_call)) readToolCall(out, { index: -1, function: delta.function_call }, 0);
+      }
+      if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') {
+        const raw = choice.finish_reason;
+        const reason = mapFinishReason(raw);
+        if (reason === 'error') {
+          // OpenRouter ends a failed generation this way; the error object, when present, is in the choice.
+          state.fail(
+            out,
+            isObject(choice.error)
+              ? mapProviderError(choice.error)
+              : { code: 'server_error', message: `The provider ended the response with finish_reason "${raw}"` },
+          );
+          return;
+        }
+        pending = { reason, raw };
+      }
+    }
+    // Usage: top level (OpenAI and most), inside the choice (Moonshot), or only in x_groq (older Groq).
+    const usage =
+      mapUsage(chunk.usage) ?? (choice ? mapUsage(choice.usage) : undefined) ?? (isObject(chunk.x_groq) ? mapUsage(chunk.x_groq.usage) : undefined);
+    if (usage) state.addUsage(out, usage);
+  }
+
+  return {
+    push(wire: WireEvent): Event[] {
+      const out: Event[] = [];
+      if (state.finished) return out;
+      return guard(state, out, () => {
+        const data = wire.data.trim();
+        if (data === '[DONE]') {
+          state.start(out);
+          finishNow(out);
+          return;
+        }
+        if (wire.event !== undefined && wire.event !== 'message' && wire.event !== 'error') return;
+        if (data === '') return;
+        const parsed = parseJson(data);
+        if (!parsed.ok) {
+          if (wire.event === 'error') {
+            state.fail(out, mapProviderError(data));
+            return;
+          }
+          invalid(out, `A Chat Completions chunk is not valid JSON: ${parsed.message}`);
+          return;
+        }
+        const chunk = parsed.value;
+        if (wire.event === 'error' || (isObject(chunk) && chunk.error !== undefined && chunk.error !== null)) {
+          state.fail(out, mapProviderError(chunk));
+          return;
+        }
+        if (!isObject(chunk)) {
+          invalid(out, `A Chat Completions chunk is not a JSON object: ${data.slice(0, 100)}`);
+          return;
+        }
+        readChunk(out, chunk);
+      });
+    },
+    end(): Event[] {
+      const out: Event[] = [];
+      return guard(state, out, () => {
+        if (state.finished) return;
+        if (pending) {
+          finishNow(out);
+          return;
+        }
+        state.endOfStream(out);
+      });
+    },
+    fail(failure): Event[] {
+      const out: Event[] = [];
+      state.fail(out, failure);
+      return out;
+    },
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * ModelRequest to a Chat Completions request body
+ * (https://platform.openai.com/docs/api-reference/chat/create). The message rules
+ * (handoff, tool-call ids, reasoning round trip) are in encode-messages.ts.
+ *
+ * - Always streams, with `stream_options.include_usage` so the usage chunk is sent
+ *   (https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options).
+ * - `maxOutputTokens` -> `max_completion_tokens` (it counts reasoning tokens too;
+ *   `max_tokens` is deprecated and rejected by OpenAI reasoning models). A server that
+ *   only knows `max_tokens` can get it through `extra`.
+ * - `thinking` -> `reasoning_effort`
+ *   (https://platform.openai.com/docs/api-reference/chat/create#chat-create-reasoning_effort):
+ *   `false` -> 'none'; an effort level is sent as is; a token budget (the API has none)
+ *   maps to the nearest effort: <= 2048 'low', <= 8192 'medium', more 'high' (0 -> 'none').
+ *   Provider-specific switches (DeepSeek/Z.ai `thinking: {type}`, Alibaba
+ *   `enable_thinking`, OpenRouter `reasoning: {max_tokens}`) go in `extra`.
+ * - `output` -> `response_format: {type: 'json_schema', json_schema: {name, description,
+ *   schema, strict}}` (https://platform.openai.com/docs/guides/structured-outputs), strict
+ *   unless `output.strict === false`.
+ * - `cache.key` -> `prompt_cache_key` (https://platform.openai.com/docs/guides/prompt-caching).
+ *   Caching is automatic on a prefix; breakpoints and ttl are not sent (OpenAI's explicit
+ *   `prompt_cache_breakpoint` is for its newest models only, and compatible servers
+ *   reject unknown content-part fields).
+ * - `extra` is merged last, verbatim.
+ */
+import type { ModelRequest, ReasoningEffort, ThinkingSetting, ToolChoice, ToolDefinition } from '@parlance/protocol';
+import { encodeMessages } from './encode-messages.ts';
+import type { JsonObject } from './mappings.ts';
+
+/** Tools: https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools */
+function encodeTool(tool: ToolDefinition): JsonObject {
+  const fn: JsonObject = { name: tool.name };
+  if (tool.description !== undefined) fn.description = tool.description;
+  fn.parameters = tool.inputSchema;
+  if (tool.strict !== undefined) fn.strict = tool.strict;
+  return { type: 'function', function: fn };
+}
+
+/** https://platform.openai.com/docs/api-reference/chat/create#chat-create-tool_choice */
+function encodeToolChoice(choice: ToolChoice): unknown {
+  if (typeof choice === 'string') return choice;
+  return { type: 'function', function: { name: choice.name } };
+}
+
+export function reasoningEffort(thinking: ThinkingSetting): ReasoningEffort | 'none' | undefined {
+  if (thinking === false) return 'none';
+  if (thinking.effort !== undefined) return thinking.effort;
+  const budget = thinking.budgetTokens;
+  if (budget === undefined) return undefined;
+  if (budget <= 0) return 'none';
+  if (budget <= 2048) return 'low';
+  if (budget <= 8192) return 'medium';
+  return 'high';
+}
+
+/** `json_schema.name` must be a-z, A-Z, 0-9, `_` or `-`, at most 64 characters. */
+function schemaName(name: string | undefined): string {
+  const cleaned = (name ?? '').replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+  return cleaned === '' ? 'response' : cleaned;
+}
+
+export function encodeRequest(request: ModelRequest): Record<string, unknown> {
+  const body: JsonObject = { model: request.model, messages: encodeMessages(request) };
+  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
+  if (request.toolChoice !== undefined) body.tool_choice = encodeToolChoice(request.toolChoice);
+  if (request.maxOutputTokens !== undefined) body.max_completion_tokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.stop && request.stop.length > 0) body.stop = request.stop;
+  if (request.thinking !== undefined) {
+    const effort = reasoningEffort(request.thinking);
+    if (effort !== undefined) body.reasoning_effort = effort;
+  }
+  if (request.output) {
+    const jsonSchema: JsonObject = { name: schemaName(request.output.name) };
+    if (request.output.description !== undefined) jsonSchema.description = request.output.description;
+    jsonSchema.schema = request.output.schema;
+    jsonSchema.strict = request.output.strict ?? true;
+    body.response_format = { type: 'json_schema', json_schema: jsonSchema };
+  }
+  if (request.cache?.key !== undefined) body.prompt_cache_key = request.cache.key;
+  body.stream = true;
+  body.stream_options = { include_usage: true };
+  return { ...body, ...request.extra };
+}

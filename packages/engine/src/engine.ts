@@ -1,0 +1,211 @@
+/**
+ * `createEngine(defaults)`: one object with the three call shapes, each streaming
+ * first. `generate` is one model call, `step` one call plus the tools it asked for,
+ * `chat` the loop. The non-streaming forms fold their stream (`collectResponse`,
+ * `collect`), so both forms always agree.
+ */
+import {
+  ParlanceError,
+  collectResponse,
+  createThread,
+  type Event,
+  type LanguageModel,
+  type Message,
+  type ModelRequest,
+  type Response,
+  type ToolResultPart,
+} from '@parlance/protocol';
+import { resolveModel as defaultResolveModel } from './providers/index.ts';
+import { CALL_KEYS, ENGINE_KEYS, checkKeys, mergeOptions, type CallOptions, type EngineOptions, type MessageInput, type ResumeInput, type SharedOptions } from './options.ts';
+import { pickOutputMode } from './output/structured-output.ts';
+import { unresolvedCalls } from './loop/pending.ts';
+import { collect, type ChatResult } from './loop/result.ts';
+import { runChat, type RunConfig } from './loop/run-chat.ts';
+import type { Resolution } from './loop/run-tool.ts';
+import { resolveSchema, type InferSchemaOutput, type SchemaLike } from './tools/schema.ts';
+import { isTool, type AnyTool } from './tools/tool.ts';
+
+export const DEFAULT_MAX_STEPS = 8;
+export const DEFAULT_MAX_RETRIES = 2;
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+
+/** The typed output of a call with `output: schema`. */
+export type OutputOf<O> = O extends SchemaLike ? InferSchemaOutput<O> : undefined;
+
+export interface StepRunResult<O = unknown> extends ChatResult<O> {
+  /** The model's response in this step (absent when the run halted before calling the model). */
+  response?: Response;
+  toolResults: ToolResultPart[];
+}
+
+export interface Engine {
+  readonly defaults: Readonly<EngineOptions>;
+  /** One model call; tools are offered but not run. */
+  streamGenerate(options: CallOptions<SchemaLike | undefined>): AsyncIterable<Event>;
+  generate(options: CallOptions<SchemaLike | undefined>): Promise<Response>;
+  /** One model call plus the tools it asked for (a chat with `maxSteps: 1`). */
+  streamStep(options: CallOptions<SchemaLike | undefined>): AsyncIterable<Event>;
+  step<O extends SchemaLike | undefined = undefined>(options: CallOptions<O>): Promise<StepRunResult<OutputOf<O>>>;
+  /** The multi-step loop. Emits exactly one `chat-finish`. */
+  streamChat(options: CallOptions<SchemaLike | undefined>): AsyncIterable<Event>;
+  chat<O extends SchemaLike | undefined = undefined>(options: CallOptions<O>): Promise<ChatResult<OutputOf<O>>>;
+}
+
+function defaultId(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+function toMessage(input: MessageInput, generateId: () => string): Message {
+  if ('parts' in input) return input.id ? input : { ...input, id: generateId() };
+  if (typeof input.content !== 'string') {
+    throw new ParlanceError('invalid_request', 'A message needs `parts` or a string `content`');
+  }
+  return { id: input.id ?? generateId(), role: input.role, parts: [{ type: 'text', text: input.content }] };
+}
+
+function toolMap(tools: AnyTool[] | undefined): Map<string, AnyTool> {
+  const map = new Map<string, AnyTool>();
+  for (const entry of tools ?? []) {
+    if (!isTool(entry)) throw new ParlanceError('invalid_request', 'Every entry of `tools` must come from tool()');
+    if (map.has(entry.name)) throw new ParlanceError('invalid_request', `Two tools are named "${entry.name}"`);
+    map.set(entry.name, entry);
+  }
+  return map;
+}
+
+function resumeMap(resume: ResumeInput | undefined, messages: Message[]): Map<string, Resolution> {
+  const map = new Map<string, Resolution>();
+  if (!resume) return map;
+  const owed = new Set(unresolvedCalls(messages).map((c) => c.id));
+  const add = (id: string, resolution: Resolution) => {
+    if (!owed.has(id)) {
+      throw new ParlanceError('invalid_request', `Cannot resume tool call "${id}": the thread has no pending call with that id`, {
+        path: ['resume'],
+      });
+    }
+    map.set(id, resolution);
+  };
+  for (const r of resume.toolResults ?? []) add(r.toolCallId, { type: 'result', output: r.output, isError: r.isError ?? false });
+  for (const a of resume.approvals ?? []) {
+    add(a.toolCallId, a.reason === undefined ? { type: 'approval', approved: a.approved } : { type: 'approval', approved: a.approved, reason: a.reason });
+  }
+  for (const a of resume.answers ?? []) add(a.toolCallId, { type: 'answer', answer: a.answer });
+  return map;
+}
+
+function positive(value: number, name: string, allowZero = false): number {
+  if (!Number.isFinite(value) || value < (allowZero ? 0 : 1)) {
+    throw new ParlanceError('invalid_request', `\`${name}\` must be a ${allowZero ? 'non-negative' : 'positive'} number`);
+  }
+  return value;
+}
+
+export function createEngine(defaults: EngineOptions = {}): Engine {
+  checkKeys(defaults, ENGINE_KEYS, 'createEngine()');
+  const generateId = defaults.generateId ?? defaultId;
+  const resolver = defaults.resolveModel ?? defaultResolveModel;
+
+  const model = (spec: string | LanguageModel | undefined): LanguageModel => {
+    if (spec === undefined) throw new ParlanceError('invalid_request', 'No model: pass `model` to the call or to createEngine()');
+    if (typeof spec !== 'string') return spec;
+    const options: { env?: Record<string, string | undefined>; fetch?: typeof globalThis.fetch } = {};
+    if (defaults.env) options.env = defaults.env;
+    if (defaults.fetch) options.fetch = defaults.fetch;
+    return resolver(spec, options);
+  };
+
+  /** Resolves one call's options into the loop's configuration (throws on bad options). */
+  const configure = (call: CallOptions<SchemaLike | undefined>, maxStepsOverride?: number): RunConfig => {
+    checkKeys(call, CALL_KEYS, 'the call options');
+    const o: SharedOptions = mergeOptions(defaults, call);
+    const resolved = model(o.model);
+    const messages = [...(call.thread?.messages ?? []), ...(call.messages ?? []).map((m) => toMessage(m, generateId))];
+    if (call.prompt !== undefined) messages.push(toMessage({ role: 'user', content: call.prompt }, generateId));
+    const tools = toolMap(o.tools);
+    const base: RunConfig['base'] = {};
+    if (o.system !== undefined) base.system = o.system;
+    if (tools.size > 0) base.tools = [...tools.values()].map((t) => t.definition);
+    const copy = ['toolChoice', 'maxOutputTokens', 'temperature', 'topP', 'stop', 'thinking', 'cache', 'extra'] as const;
+    for (const key of copy) if (o[key] !== undefined) (base as Record<string, unknown>)[key] = o[key];
+    const config: RunConfig = {
+      model: resolved,
+      threadId: call.thread?.id ?? generateId(),
+      messages,
+      base,
+      tools,
+      hooks: { ...pick(o) },
+      maxSteps: maxStepsOverride ?? positive(o.maxSteps ?? DEFAULT_MAX_STEPS, 'maxSteps'),
+      maxRetries: positive(o.maxRetries ?? DEFAULT_MAX_RETRIES, 'maxRetries', true),
+      toolTimeoutMs: positive(o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, 'toolTimeoutMs'),
+      onToolError: o.onToolError ?? 'continue',
+      resume: resumeMap(call.resume, messages),
+      generateId,
+    };
+    if (call.signal) config.signal = call.signal;
+    if (o.headers) config.headers = o.headers;
+    if (o.haltWhen) config.haltWhen = o.haltWhen;
+    if (call.output !== undefined) {
+      config.output = { schema: resolveSchema(call.output, 'output'), mode: pickOutputMode(o.outputMode, resolved.dialect) };
+    }
+    return config;
+  };
+
+  const streamChat = (call: CallOptions<SchemaLike | undefined>) => runChat(configure(call));
+  const streamStep = (call: CallOptions<SchemaLike | undefined>) => runChat(configure(call, 1));
+
+  const streamGenerate = (call: CallOptions<SchemaLike | undefined>): AsyncIterable<Event> => {
+    const config = configure(call);
+    const request: Omit<ModelRequest, 'model'> = { ...config.base, messages: config.messages };
+    if (config.output) request.output = { type: 'json', schema: config.output.schema.jsonSchema, name: 'output' };
+    const messageId = generateId();
+    const provenance = { provider: config.model.provider, model: config.model.modelId, dialect: config.model.dialect };
+    const options: { signal?: AbortSignal; headers?: Record<string, string> } = {};
+    if (config.signal) options.signal = config.signal;
+    if (config.headers) options.headers = config.headers;
+    return (async function* () {
+      let started = false;
+      for await (const event of config.model.stream(request, options)) {
+        if (event.type === 'message-start') {
+          if (!started) yield { ...event, messageId, provenance: event.provenance ?? provenance };
+          started = true;
+          continue;
+        }
+        if (!started) yield { type: 'message-start', messageId, provenance } satisfies Event;
+        started = true;
+        yield event;
+      }
+    })();
+  };
+
+  return {
+    defaults,
+    streamGenerate,
+    // async, so bad options reject the promise rather than throw synchronously.
+    generate: async (call) => collectResponse(streamGenerate(call)),
+    streamStep,
+    async step<O extends SchemaLike | undefined = undefined>(call: CallOptions<O>) {
+      const result = await collect<OutputOf<O>>(streamStep(call));
+      const first = result.steps[0];
+      const out: StepRunResult<OutputOf<O>> = { ...result, toolResults: first?.toolResults ?? [] };
+      if (first) out.response = first.response;
+      return out;
+    },
+    streamChat,
+    chat: async <O extends SchemaLike | undefined = undefined>(call: CallOptions<O>) => collect<OutputOf<O>>(streamChat(call)),
+  };
+}
+
+function pick(o: SharedOptions): RunConfig['hooks'] {
+  const hooks: RunConfig['hooks'] = {};
+  if (o.beforeRequest) hooks.beforeRequest = o.beforeRequest;
+  if (o.beforeToolCall) hooks.beforeToolCall = o.beforeToolCall;
+  if (o.afterToolCall) hooks.afterToolCall = o.afterToolCall;
+  if (o.onEvent) hooks.onEvent = o.onEvent;
+  if (o.onFinish) hooks.onFinish = o.onFinish;
+  return hooks;
+}
+
+/** A new thread from messages (ids generated where missing). */
+export function threadFrom(messages: MessageInput[], id: string = defaultId(), generateId: () => string = defaultId) {
+  return createThread(id, messages.map((m) => toMessage(m, generateId)));
+}

@@ -1,0 +1,116 @@
+/**
+ * Image generation: a small contract (`ImageModel`) with OpenAI Images and Gemini
+ * image models behind it, and three calls that check the model can do what is asked.
+ * Results are `FilePart`s, so they drop straight into a message.
+ */
+import { ParlanceError, errorCodeForStatus, isAbortError, type FilePart, type Usage } from '@parlance/protocol';
+
+/** An input image: base64 `data` (a URL-only FilePart must be downloaded first). */
+export interface ImageInput {
+  data: string;
+  mediaType: string;
+  filename?: string;
+}
+
+export interface ImageGenerateRequest {
+  prompt: string;
+  /** Number of images (OpenAI `n`, Gemini `candidateCount`). */
+  n?: number;
+  /** OpenAI size, e.g. '1024x1024'. */
+  size?: string;
+  /** Gemini aspect ratio, e.g. '16:9'. */
+  aspectRatio?: string;
+  quality?: string;
+  /** Provider-specific fields, merged verbatim into the body. */
+  extra?: Record<string, unknown>;
+}
+
+export interface ImageEditRequest extends ImageGenerateRequest {
+  image: ImageInput | ImageInput[];
+  /** Transparent areas mark where to edit (OpenAI only). */
+  mask?: ImageInput;
+}
+
+export interface ImageVariationRequest {
+  image: ImageInput;
+  n?: number;
+  size?: string;
+  extra?: Record<string, unknown>;
+}
+
+export interface ImageResult {
+  images: FilePart[];
+  /** Text the model wrote beside the images (Gemini) or the prompts it rewrote (DALL-E 3). */
+  text?: string;
+  revisedPrompts?: string[];
+  usage?: Usage;
+}
+
+export interface ImageCallOptions {
+  signal?: AbortSignal;
+}
+
+export interface ImageModel {
+  readonly provider: string;
+  readonly modelId: string;
+  generate(request: ImageGenerateRequest, options?: ImageCallOptions): Promise<ImageResult>;
+  edit?(request: ImageEditRequest, options?: ImageCallOptions): Promise<ImageResult>;
+  variations?(request: ImageVariationRequest, options?: ImageCallOptions): Promise<ImageResult>;
+}
+
+export async function generateImage(model: ImageModel, request: ImageGenerateRequest & ImageCallOptions): Promise<ImageResult> {
+  const { signal, ...rest } = request;
+  return model.generate(rest, signal ? { signal } : {});
+}
+
+export async function editImage(model: ImageModel, request: ImageEditRequest & ImageCallOptions): Promise<ImageResult> {
+  if (!model.edit) throw unsupported(model, 'editing');
+  const { signal, ...rest } = request;
+  return model.edit(rest, signal ? { signal } : {});
+}
+
+export async function imageVariations(model: ImageModel, request: ImageVariationRequest & ImageCallOptions): Promise<ImageResult> {
+  if (!model.variations) throw unsupported(model, 'variations');
+  const { signal, ...rest } = request;
+  return model.variations(rest, signal ? { signal } : {});
+}
+
+function unsupported(model: ImageModel, what: string): ParlanceError {
+  return new ParlanceError('invalid_request', `The image model ${model.provider}:${model.modelId} does not support ${what}`);
+}
+
+/** Base64 to a Blob for multipart bodies (atob: available in browsers, Node and workers). */
+export function toBlob(image: ImageInput): Blob {
+  const binary = atob(image.data);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return new Blob([bytes], { type: image.mediaType });
+}
+
+/** POSTs and parses JSON; HTTP and network failures become ParlanceErrors with stable codes. */
+export async function postJson(
+  fetchImpl: typeof globalThis.fetch,
+  url: string,
+  init: { headers: Record<string, string>; body: BodyInit; signal?: AbortSignal },
+): Promise<Record<string, unknown>> {
+  let response: globalThis.Response;
+  try {
+    response = await fetchImpl(url, { method: 'POST', ...init });
+  } catch (error) {
+    if (isAbortError(error)) throw new ParlanceError('aborted', 'The image request was aborted', { cause: error });
+    throw new ParlanceError('network', `The image request failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : {};
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) {
+    const message = (body as { error?: { message?: string } } | undefined)?.error?.message ?? (text.slice(0, 200) || response.statusText);
+    throw new ParlanceError(errorCodeForStatus(response.status), message, { status: response.status });
+  }
+  if (typeof body !== 'object' || body === null) throw new ParlanceError('invalid_response', 'The image API did not answer with JSON');
+  return body as Record<string, unknown>;
+}

@@ -1,0 +1,58 @@
+/**
+ * Pending tool calls live in the thread itself: the calls of the last assistant
+ * message that have no result yet. So a stateless server can resume from the
+ * thread a browser sends back, with no state of its own.
+ */
+import type { Message, ToolCallPart, ToolResultPart } from '@parlance/protocol';
+
+function resultIds(messages: readonly Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    for (const part of message.parts) if (part.type === 'tool-result') ids.add(part.toolCallId);
+  }
+  return ids;
+}
+
+/** Calls of the trailing assistant message (followed only by tool messages) still owed a result. */
+export function unresolvedCalls(messages: readonly Message[]): ToolCallPart[] {
+  let i = messages.length - 1;
+  while (i >= 0 && messages[i]!.role === 'tool') i--;
+  const last = messages[i];
+  if (!last || last.role !== 'assistant') return [];
+  const done = resultIds(messages.slice(i));
+  return last.parts.filter((p): p is ToolCallPart => p.type === 'tool-call' && !p.providerExecuted && !done.has(p.id));
+}
+
+export const MISSING_RESULT = 'No result: this tool call was not completed.';
+
+/**
+ * History as sent to a model: every earlier call without a result (a cancelled run,
+ * a conversation continued past a pending call) gets an error result, because
+ * providers reject a tool call with no answer.
+ */
+export function withMissingResults(messages: readonly Message[]): Message[] {
+  const done = resultIds(messages);
+  const out: Message[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    out.push(message);
+    if (message.role !== 'assistant') continue;
+    const missing = message.parts.filter((p): p is ToolCallPart => p.type === 'tool-call' && !p.providerExecuted && !done.has(p.id));
+    if (missing.length === 0) continue;
+    const parts: ToolResultPart[] = missing.map((call) => ({
+      type: 'tool-result',
+      toolCallId: call.id,
+      name: call.name,
+      output: MISSING_RESULT,
+      isError: true,
+    }));
+    const following = messages[i + 1];
+    if (following?.role === 'tool') {
+      out.push({ ...following, parts: [...following.parts, ...parts] });
+      i++;
+    } else {
+      out.push({ id: `${message.id}-missing-results`, role: 'tool', parts });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,146 @@
+/**
+ * What a run amounts to, derived from its events alone. `chat()` is `collect(streamChat())`,
+ * so a caller that streams and collects gets exactly what `chat()` returns, and a
+ * server or browser that only sees the events can rebuild the same result.
+ */
+import {
+  createFoldState,
+  reduceEvents,
+  toResponse,
+  addUsage,
+  type ErrorPayload,
+  type Event,
+  type FinishReason,
+  type FoldState,
+  type HaltReason,
+  type Response,
+  type Thread,
+  type ToolResultPart,
+  type Usage,
+} from '@parlance/protocol';
+import { unresolvedCalls } from './pending.ts';
+
+export interface StepResult {
+  step: number;
+  /** The model's response in this step. */
+  response: Response;
+  /** Results of the tools this step ran, in call order. */
+  toolResults: ToolResultPart[];
+  finishReason: FinishReason;
+  usage: Usage;
+}
+
+export type PendingKind = 'client' | 'approval' | 'ask-user';
+
+export interface PendingCall {
+  toolCallId: string;
+  name: string;
+  input: unknown;
+  kind: PendingKind;
+  /** The question, for `ask-user`. */
+  question?: string;
+}
+
+export interface ChatResult<O = unknown> {
+  thread: Thread;
+  steps: StepResult[];
+  usage: Usage;
+  haltReason: HaltReason;
+  /** The validated structured output (when `output` was given and the run completed). */
+  output?: O;
+  /** Calls waiting on the caller (client tools, approvals, questions). */
+  pending: PendingCall[];
+  error?: { code: ErrorPayload['code']; message: string };
+}
+
+interface OpenStep {
+  step: number;
+  toolResults: ToolResultPart[];
+}
+
+export interface CollectState {
+  fold: FoldState;
+  steps: StepResult[];
+  open?: OpenStep;
+  asked: Record<string, { kind: PendingKind; question?: string }>;
+  objectSeen: boolean;
+  finish?: Extract<Event, { type: 'chat-finish' }>;
+}
+
+export function createCollectState(): CollectState {
+  return { fold: createFoldState(), steps: [], asked: {}, objectSeen: false };
+}
+
+export function addToCollect(state: CollectState, event: Event): CollectState {
+  const fold = reduceEvents(state.fold, event);
+  const next: CollectState = { ...state, fold };
+  switch (event.type) {
+    case 'step-start':
+      next.open = { step: event.step, toolResults: [] };
+      break;
+    case 'tool-result':
+      if (state.open && !event.providerExecuted) {
+        const part: ToolResultPart = { type: 'tool-result', toolCallId: event.toolCallId, name: event.name, output: event.output };
+        if (event.isError) part.isError = true;
+        next.open = { ...state.open, toolResults: [...state.open.toolResults, part] };
+      }
+      break;
+    case 'step-finish': {
+      const open = state.open ?? { step: event.step, toolResults: [] };
+      next.steps = [
+        ...state.steps,
+        { step: event.step, response: toResponse(fold), toolResults: open.toolResults, finishReason: event.finishReason, usage: event.usage },
+      ];
+      delete next.open;
+      break;
+    }
+    case 'approval-requested':
+      next.asked = { ...state.asked, [event.toolCallId]: { kind: 'approval' } };
+      break;
+    case 'ask-user':
+      next.asked = { ...state.asked, [event.toolCallId]: { kind: 'ask-user', question: event.question } };
+      break;
+    case 'object-delta':
+      next.objectSeen = true;
+      break;
+    case 'chat-finish':
+      next.finish = event;
+      break;
+  }
+  return next;
+}
+
+const WAITING: ReadonlySet<HaltReason> = new Set(['approval', 'ask-user', 'client-tool-calls']);
+
+export function toChatResult<O = unknown>(state: CollectState): ChatResult<O> {
+  const finish = state.finish;
+  const thread: Thread = finish?.thread ?? { version: 1, id: 'unknown', messages: state.fold.messages };
+  const haltReason: HaltReason = finish?.haltReason ?? 'error';
+  const result: ChatResult<O> = {
+    thread,
+    steps: state.steps,
+    usage: finish?.usage ?? addUsage(...state.steps.map((s) => s.usage)),
+    haltReason,
+    pending: [],
+  };
+  if (WAITING.has(haltReason)) {
+    result.pending = unresolvedCalls(thread.messages).map((call) => {
+      const asked = state.asked[call.id];
+      const pending: PendingCall = { toolCallId: call.id, name: call.name, input: call.input, kind: asked?.kind ?? 'client' };
+      if (asked?.question !== undefined) pending.question = asked.question;
+      return pending;
+    });
+  }
+  // The engine emits the validated object as the last object-delta before a completed finish.
+  if (haltReason === 'completed' && state.objectSeen) result.output = state.fold.object as O;
+  if (finish?.error) result.error = finish.error;
+  else if (!finish) result.error = { code: 'invalid_response', message: 'The run ended without a chat-finish event' };
+  return result;
+}
+
+/** Folds a run's events into its ChatResult. */
+export async function collect<O = unknown>(events: AsyncIterable<Event> | Iterable<Event>): Promise<ChatResult<O>> {
+  let state = createCollectState();
+  for await (const event of events) state = addToCollect(state, event);
+  return toChatResult<O>(state);
+}

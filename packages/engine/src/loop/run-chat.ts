@@ -1,0 +1,406 @@
+/**
+ * The loop: stream a step, run the tools it asked for, feed the results back, and
+ * stop for exactly one stated reason. Everything it does is an event; the thread it
+ * reports is the fold of those events onto the input thread, so a client folding
+ * the same events sees the same conversation.
+ */
+import {
+  ParlanceError,
+  addUsage,
+  createFoldState,
+  createThread,
+  errorEvent,
+  reduceEvents,
+  toResponse,
+  type ChatFinishEvent,
+  type ErrorCode,
+  type Event,
+  type FoldState,
+  type HaltReason,
+  type LanguageModel,
+  type Message,
+  type ModelRequest,
+  type Response,
+  type ToolCallPart,
+  type Usage,
+} from '@parlance/protocol';
+import type { Hooks, ToolErrorPolicy } from '../options.ts';
+import {
+  OUTPUT_TOOL_NAME,
+  applyOutput,
+  createPartialObjectParser,
+  parseOutputText,
+  retryMessage,
+  type OutputMode,
+} from '../output/structured-output.ts';
+import type { ResolvedSchema } from '../tools/schema.ts';
+import type { AnyTool } from '../tools/tool.ts';
+import { createEventQueue } from './event-queue.ts';
+import { unresolvedCalls, withMissingResults } from './pending.ts';
+import { addToCollect, createCollectState, toChatResult, type CollectState, type StepResult } from './result.ts';
+import { HookError, isAbort, runToolCall, type CallOutcome, type Resolution } from './run-tool.ts';
+
+export interface RunConfig {
+  model: LanguageModel;
+  threadId: string;
+  messages: Message[];
+  /** The request without messages (system, tool definitions, sampling settings, extras). */
+  base: Omit<ModelRequest, 'model' | 'messages'>;
+  tools: ReadonlyMap<string, AnyTool>;
+  hooks: Hooks;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  maxSteps: number;
+  maxRetries: number;
+  toolTimeoutMs: number;
+  onToolError: ToolErrorPolicy;
+  haltWhen?: (step: StepResult) => boolean;
+  output?: { schema: ResolvedSchema; mode: OutputMode };
+  resume: ReadonlyMap<string, Resolution>;
+  generateId: () => string;
+}
+
+/** Events a model may produce; anything else (a misbehaving remote) is dropped. */
+const MODEL_EVENTS: ReadonlySet<Event['type']> = new Set([
+  'message-start',
+  'text-start',
+  'text-delta',
+  'text-end',
+  'reasoning-start',
+  'reasoning-delta',
+  'reasoning-end',
+  'tool-call-start',
+  'tool-call-delta',
+  'tool-call-end',
+  'tool-result',
+  'source',
+  'file',
+  'usage',
+  'finish',
+  'error',
+]);
+
+const ABORTED = Symbol('aborted');
+
+class Halt {
+  constructor(
+    readonly reason: HaltReason,
+    readonly error?: { code: ErrorCode; message: string },
+  ) {}
+}
+
+export function runChat(config: RunConfig): AsyncIterable<Event> {
+  const controller = new AbortController();
+  const queue = createEventQueue<Event>(() => controller.abort(new ParlanceError('aborted', 'The reader stopped')));
+  void drive(config, controller, queue.push, queue.end);
+  return queue;
+}
+
+async function drive(config: RunConfig, controller: AbortController, output: (event: Event) => void, end: () => void): Promise<void> {
+  const { model, hooks } = config;
+  const signal = controller.signal;
+  const onAbort = () => controller.abort(config.signal?.reason);
+  if (config.signal?.aborted) onAbort();
+  else config.signal?.addEventListener('abort', onAbort, { once: true });
+
+  let fold: FoldState = createFoldState(config.messages);
+  let collected: CollectState = createCollectState();
+  let usage: Usage = {};
+  /** Retry feedback for structured output, shown to the model after the message it answers. */
+  const feedback = new Map<string, string>();
+
+  const emit = (event: Event) => {
+    fold = reduceEvents(fold, event);
+    collected = addToCollect(collected, event);
+    output(event);
+    if (hooks.onEvent) {
+      try {
+        hooks.onEvent(event);
+      } catch (error) {
+        throw new HookError('onEvent', error);
+      }
+    }
+  };
+
+  const abortedNow = () => signal.aborted;
+
+  /** Ids of tool messages: a result opens one only when the last message is not a tool message already. */
+  const emitResult = (outcome: Extract<CallOutcome, { type: 'result' }>) => {
+    const event: Event = { type: 'tool-result', toolCallId: outcome.call.id, name: outcome.call.name, output: outcome.output };
+    if (outcome.isError) event.isError = true;
+    if (fold.messages[fold.messages.length - 1]?.role !== 'tool') event.messageId = config.generateId();
+    emit(event);
+  };
+
+  /** Runs calls in parallel, reports them in call order; returns a halt, or undefined to go on. */
+  const processCalls = async (calls: ToolCallPart[], resume: ReadonlyMap<string, Resolution>): Promise<Halt | undefined> => {
+    const context = {
+      tools: config.tools,
+      hooks,
+      signal,
+      defaultTimeoutMs: config.toolTimeoutMs,
+      messages: fold.messages,
+    };
+    const settled = Promise.all(calls.map((call) => runToolCall(call, context, resume.get(call.id))));
+    const outcomes = await raceAbort(settled, signal);
+    if (outcomes === ABORTED) throw new Halt('cancelled');
+    let toolError: Halt | undefined;
+    const waiting = new Set<string>();
+    for (const outcome of outcomes) {
+      if (outcome.type === 'result') {
+        emitResult(outcome);
+        if (outcome.toolError !== undefined && !toolError && decide(config.onToolError, outcome) === 'halt') {
+          const text = typeof outcome.output === 'string' ? outcome.output : 'A tool failed';
+          toolError = new Halt('tool-error', { code: 'tool_error', message: text });
+        }
+        continue;
+      }
+      waiting.add(outcome.pending.kind);
+      if (outcome.pending.kind === 'approval') {
+        emit({ type: 'approval-requested', toolCallId: outcome.call.id, name: outcome.call.name, input: outcome.call.input });
+      } else if (outcome.pending.kind === 'ask-user') {
+        emit({ type: 'ask-user', toolCallId: outcome.call.id, question: outcome.pending.question ?? '' });
+      }
+    }
+    if (toolError) return toolError;
+    if (waiting.has('approval')) return new Halt('approval');
+    if (waiting.has('ask-user')) return new Halt('ask-user');
+    if (waiting.has('client')) return new Halt('client-tool-calls');
+    return undefined;
+  };
+
+  const buildRequest = (): Omit<ModelRequest, 'model'> => {
+    let messages = withMissingResults(fold.messages);
+    if (feedback.size > 0) {
+      messages = messages.flatMap((m) => {
+        const text = feedback.get(m.id);
+        return text === undefined ? [m] : [m, { id: `${m.id}-feedback`, role: 'user' as const, parts: [{ type: 'text' as const, text }] }];
+      });
+    }
+    const request: Omit<ModelRequest, 'model'> = { ...config.base, messages };
+    return config.output ? applyOutput(request, config.output.schema, config.output.mode) : request;
+  };
+
+  /** Streams one model response into events; returns it once it finished (or was cut). */
+  const streamStep = async (request: Omit<ModelRequest, 'model'>): Promise<Response | typeof ABORTED> => {
+    const messageId = config.generateId();
+    const provenance = { provider: model.provider, model: model.modelId, dialect: model.dialect };
+    const partial = config.output ? createPartialObjectParser() : undefined;
+    const outputToolIds = new Set<string>();
+    let started = false;
+    let finished = false;
+    const callOptions: { signal: AbortSignal; headers?: Record<string, string> } = { signal };
+    if (config.headers) callOptions.headers = config.headers;
+    const iterator = model.stream(request, callOptions)[Symbol.asyncIterator]();
+    const start = (event?: Extract<Event, { type: 'message-start' }>) => {
+      started = true;
+      emit({ ...event, type: 'message-start', messageId, provenance: event?.provenance ?? provenance });
+    };
+    try {
+      while (!finished) {
+        const next = await raceAbort(iterator.next(), signal);
+        if (next === ABORTED) break;
+        if (next.done) break;
+        const event = next.value;
+        if (!MODEL_EVENTS.has(event.type)) continue;
+        if (event.type === 'message-start') {
+          if (!started) start(event);
+          continue;
+        }
+        if (!started) start();
+        emit(event);
+        if (event.type === 'finish') finished = true;
+        if (!partial || !config.output) continue;
+        // Partial objects: from the text in native mode, from the output tool's arguments in tool mode.
+        let delta: string | undefined;
+        if (config.output.mode === 'native' && event.type === 'text-delta') delta = event.delta;
+        if (event.type === 'tool-call-start' && event.name === OUTPUT_TOOL_NAME) outputToolIds.add(event.id);
+        if (event.type === 'tool-call-delta' && outputToolIds.has(event.id)) delta = event.delta;
+        if (delta === undefined) continue;
+        const parsed = partial(delta);
+        if (parsed.changed) emit({ type: 'object-delta', object: parsed.value });
+      }
+    } catch (error) {
+      if (error instanceof HookError) throw error;
+      // The model broke its contract and threw: keep what arrived, report the failure.
+      if (!abortedNow()) {
+        if (!started) start();
+        emit(errorEvent(ParlanceError.from(error, 'invalid_response')));
+        emit({ type: 'finish', finishReason: 'error', usage: {} });
+        finished = true;
+      }
+    } finally {
+      // Release the provider stream (closes the HTTP body) without waiting on it.
+      if (!finished || abortedNow()) void Promise.resolve(iterator.return?.()).catch(() => {});
+    }
+    if (!started) start();
+    if (abortedNow()) return ABORTED;
+    if (!finished) {
+      emit(errorEvent(new ParlanceError('invalid_response', 'The model stream ended before the response finished')));
+      emit({ type: 'finish', finishReason: 'error', usage: {} });
+    }
+    return toResponse(fold);
+  };
+
+  const finishStep = (step: number, response: Response | undefined, finishReason = response?.finishReason ?? 'cancelled') => {
+    const stepUsage = response?.usage ?? fold.usage;
+    usage = addUsage(usage, stepUsage);
+    emit({ type: 'step-finish', step, finishReason, usage: stepUsage });
+  };
+
+  const lastStep = (): StepResult => toChatResult(collected).steps.at(-1)!;
+
+  const loop = async (): Promise<Halt> => {
+    // Resume: the calls the thread still owes results for, with what the caller sent.
+    const owed = unresolvedCalls(fold.messages);
+    if (owed.length > 0) {
+      const halt = await processCalls(owed, config.resume);
+      if (halt) return halt;
+    }
+    let retries = 0;
+    for (let step = 0; ; step++) {
+      if (step >= config.maxSteps) return new Halt('max-steps');
+      emit({ type: 'step-start', step });
+      let request = buildRequest();
+      if (hooks.beforeRequest) {
+        const replaced = await callHook('beforeRequest', () => hooks.beforeRequest!(request, { step, model }));
+        if (replaced) request = replaced;
+      }
+      const response = await streamStep(request);
+      if (response === ABORTED) {
+        finishStep(step, undefined, 'cancelled');
+        return new Halt('cancelled');
+      }
+      const reason = response.finishReason;
+      if (reason === 'error' || reason === 'cancelled') {
+        finishStep(step, response);
+        const error = response.error ?? { code: 'unknown' as const, message: 'The model response failed' };
+        return new Halt('error', { code: error.code, message: error.message });
+      }
+      if (reason === 'length' || reason === 'content-filter' || reason === 'refusal') {
+        finishStep(step, response);
+        return new Halt(reason === 'length' ? 'length' : 'content-filter');
+      }
+
+      const calls = response.message.parts.filter((p): p is ToolCallPart => p.type === 'tool-call' && !p.providerExecuted);
+      const outputCall = config.output?.mode === 'tool' ? calls.find((c) => c.name === OUTPUT_TOOL_NAME) : undefined;
+      const toolCalls = calls.filter((c) => c !== outputCall);
+      if (toolCalls.length > 0) {
+        const halt = await processCalls(toolCalls, new Map());
+        if (halt) {
+          finishStep(step, response);
+          return halt;
+        }
+      }
+
+      // Structured output: the object is in the text (native) or in the output tool's input.
+      const candidate = outputCall ? { ok: true as const, value: outputCall.input } : parseOutputText(textOf(response));
+      if (config.output && (outputCall || toolCalls.length === 0)) {
+        const checked = candidate.ok ? await config.output.schema.validate(candidate.value) : candidate;
+        if (outputCall) {
+          emitResult({
+            type: 'result',
+            call: outputCall,
+            output: checked.ok ? 'Accepted.' : retryMessage(checked.message),
+            isError: !checked.ok,
+          });
+        }
+        if (checked.ok) {
+          emit({ type: 'object-delta', object: checked.value });
+          finishStep(step, response);
+          return new Halt('completed');
+        }
+        if (!outputCall) feedback.set(response.message.id, retryMessage(checked.message));
+        finishStep(step, response);
+        if (retries >= config.maxRetries) {
+          return new Halt('error', { code: 'invalid_response', message: `The structured output did not match the schema: ${checked.message}` });
+        }
+        retries++;
+        continue;
+      }
+
+      finishStep(step, response);
+      if (toolCalls.length === 0 && reason !== 'pause') return new Halt('completed');
+      if (config.haltWhen && (await callHook('haltWhen', () => config.haltWhen!(lastStep())))) return new Halt('halt-when');
+    }
+  };
+
+  let halt: Halt;
+  try {
+    halt = await loop();
+  } catch (error) {
+    if (error instanceof Halt) halt = error;
+    else if (abortedNow() || isAbort(error)) halt = new Halt('cancelled');
+    else {
+      const failure = error instanceof HookError ? new ParlanceError('unknown', error.message, { cause: error.original }) : ParlanceError.from(error);
+      halt = new Halt('error', { code: failure.code, message: failure.message });
+    }
+  }
+  if (halt.reason !== 'cancelled' && abortedNow()) halt = new Halt('cancelled');
+  config.signal?.removeEventListener('abort', onAbort);
+
+  let finish: ChatFinishEvent = { type: 'chat-finish', haltReason: halt.reason, usage };
+  if (halt.error) finish.error = halt.error;
+  const withThread = (event: ChatFinishEvent): ChatFinishEvent => ({
+    ...event,
+    thread: createThread(config.threadId, reduceEvents(fold, event).messages),
+  });
+  finish = withThread(finish);
+  if (hooks.onFinish) {
+    try {
+      await hooks.onFinish(toChatResult(addToCollect(collected, finish)));
+    } catch (error) {
+      finish = withThread({ type: 'chat-finish', haltReason: 'error', usage, error: { code: 'unknown', message: new HookError('onFinish', error).message } });
+    }
+  }
+  // The one chat-finish goes out whatever happens; a failing onEvent cannot stop it.
+  fold = reduceEvents(fold, finish);
+  output(finish);
+  try {
+    hooks.onEvent?.(finish);
+  } catch {
+    // Already finishing: nothing left to report the failure to.
+  }
+  end();
+}
+
+async function callHook<T>(name: string, run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new HookError(name, error);
+  }
+}
+
+function decide(policy: ToolErrorPolicy, outcome: Extract<CallOutcome, { type: 'result' }>): 'continue' | 'halt' {
+  if (typeof policy === 'function') {
+    return policy(outcome.toolError, { toolCallId: outcome.call.id, name: outcome.call.name, input: outcome.call.input });
+  }
+  return policy;
+}
+
+function textOf(response: Response): string {
+  return response.message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.resolve(ABORTED);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) resolve(ABORTED);
+        else reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * Options for every engine call. Precedence: the call's value, then the engine's
+ * defaults, then the library default. A key nobody knows is an `invalid_request`
+ * error (a typo must not silently do nothing); provider-specific fields go in `extra`.
+ */
+import {
+  ParlanceError,
+  type CacheSetting,
+  type LanguageModel,
+  type Message,
+  type ModelRequest,
+  type Role,
+  type ThinkingSetting,
+  type Thread,
+  type ToolChoice,
+} from '@parlance/protocol';
+import type { ChatResult, StepResult } from './loop/result.ts';
+import type { SchemaLike } from './tools/schema.ts';
+import type { AnyTool } from './tools/tool.ts';
+
+/** How a string model spec becomes a model (the providers module's `resolveModel` by default). */
+export type ModelResolver = (
+  spec: string,
+  options: { env?: Record<string, string | undefined>; fetch?: typeof globalThis.fetch },
+) => LanguageModel;
+
+export interface ToolCallInfo {
+  toolCallId: string;
+  name: string;
+  input: unknown;
+}
+
+/** `beforeToolCall` may block a call (the model gets the reason as an error result) or replace its input. */
+export type BeforeToolCallResult = void | undefined | { block: string | true } | { input: unknown };
+
+export interface ToolResultInfo {
+  output: unknown;
+  isError: boolean;
+}
+
+export type ToolErrorPolicy = 'continue' | 'halt' | ((error: unknown, call: ToolCallInfo) => 'continue' | 'halt');
+
+export interface Hooks {
+  /** Sees (and may replace) every request before it goes to the model. */
+  beforeRequest?: (
+    request: Omit<ModelRequest, 'model'>,
+    context: { step: number; model: LanguageModel },
+  ) => void | Omit<ModelRequest, 'model'> | Promise<void | Omit<ModelRequest, 'model'>>;
+  beforeToolCall?: (call: ToolCallInfo) => BeforeToolCallResult | Promise<BeforeToolCallResult>;
+  /** Sees (and may replace) a tool's result before it is recorded. */
+  afterToolCall?: (call: ToolCallInfo, result: ToolResultInfo) => void | ToolResultInfo | Promise<void | ToolResultInfo>;
+  /** Every event, as it is emitted. */
+  onEvent?: (event: import('@parlance/protocol').Event) => void;
+  /** The run's result, before its `chat-finish` event is emitted. */
+  onFinish?: (result: ChatResult) => void | Promise<void>;
+}
+
+/** Settings an engine can hold as defaults and a call can override. */
+export interface SharedOptions extends Hooks {
+  model?: string | LanguageModel;
+  system?: string;
+  tools?: AnyTool[];
+  toolChoice?: ToolChoice;
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stop?: string[];
+  thinking?: ThinkingSetting;
+  cache?: CacheSetting;
+  /** Provider-specific request fields, merged verbatim into the body (engine extras, then the call's). */
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  /** Model calls per run (default 8). */
+  maxSteps?: number;
+  /** Structured-output repair attempts after the first (default 2). */
+  maxRetries?: number;
+  /** Default per-tool timeout in ms (default 60000). */
+  toolTimeoutMs?: number;
+  onToolError?: ToolErrorPolicy;
+  /** Halts the run after a step for which this returns true. */
+  haltWhen?: (step: StepResult) => boolean;
+  /** How structured output is requested: the dialect's native mode or a forced tool (default: by dialect). */
+  outputMode?: 'auto' | 'native' | 'tool';
+}
+
+export interface EngineOptions extends SharedOptions {
+  resolveModel?: ModelResolver;
+  env?: Record<string, string | undefined>;
+  fetch?: typeof globalThis.fetch;
+  /** Ids for messages and threads (default: crypto.randomUUID). */
+  generateId?: () => string;
+}
+
+/** A message as callers may write it: a full Message, or a role and a string. */
+export type MessageInput = Message | { role: Role; content: string; id?: string };
+
+export interface ResumeInput {
+  toolResults?: { toolCallId: string; output: unknown; isError?: boolean }[];
+  approvals?: { toolCallId: string; approved: boolean; reason?: string }[];
+  answers?: { toolCallId: string; answer: string }[];
+}
+
+export interface CallOptions<O extends SchemaLike | undefined = undefined> extends SharedOptions {
+  /** The conversation so far (use `thread` to keep its id). */
+  messages?: MessageInput[];
+  thread?: Thread;
+  /** A user message appended after `messages` / `thread`. */
+  prompt?: string;
+  output?: O;
+  signal?: AbortSignal;
+  resume?: ResumeInput;
+}
+
+const SHARED_KEYS = [
+  'model',
+  'system',
+  'tools',
+  'toolChoice',
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'stop',
+  'thinking',
+  'cache',
+  'extra',
+  'headers',
+  'maxSteps',
+  'maxRetries',
+  'toolTimeoutMs',
+  'onToolError',
+  'haltWhen',
+  'outputMode',
+  'beforeRequest',
+  'beforeToolCall',
+  'afterToolCall',
+  'onEvent',
+  'onFinish',
+] as const satisfies readonly (keyof SharedOptions)[];
+
+export const ENGINE_KEYS: readonly string[] = [...SHARED_KEYS, 'resolveModel', 'env', 'fetch', 'generateId'];
+export const CALL_KEYS: readonly string[] = [...SHARED_KEYS, 'messages', 'thread', 'prompt', 'output', 'signal', 'resume'];
+
+export function checkKeys(options: object, known: readonly string[], where: string): void {
+  for (const key of Object.keys(options)) {
+    if ((options as Record<string, unknown>)[key] === undefined) continue;
+    if (!known.includes(key)) {
+      throw new ParlanceError(
+        'invalid_request',
+        `Unknown option "${key}" in ${where}. Known options: ${known.join(', ')}. Put provider-specific fields in "extra".`,
+        { path: [key], retryable: false },
+      );
+    }
+  }
+}
+
+/** Call value, then engine default: the resolved shared settings of one call. */
+export function mergeOptions(defaults: SharedOptions, call: SharedOptions): SharedOptions {
+  const out: SharedOptions = {};
+  for (const key of SHARED_KEYS) {
+    const value = call[key] !== undefined ? call[key] : defaults[key];
+    if (value !== undefined) (out as Record<string, unknown>)[key] = value;
+  }
+  if (defaults.extra || call.extra) out.extra = { ...defaults.extra, ...call.extra };
+  if (defaults.headers || call.headers) out.headers = { ...defaults.headers, ...call.headers };
+  return out;
+}

@@ -1,0 +1,15 @@
+/**
+ * Anthropic Messages API: `x-api-key` and a pinned `anthropic-version`
+ * (https://docs.anthropic.com/en/api/versioning). The dialect sets `max_tokens`,
+ * which the API requires, and sizes it around the thinking budget.
+ */
+import { defineProvider } from '../define-provider.ts';
+
+export const anthropic = defineProvider({
+  id: 'anthropic',
+  name: 'Anthropic',
+  baseURL: 'https://api.anthropic.com',
+  auth: { env: 'ANTHROPIC_API_KEY', header: 'x-api-key' },
+  dialect: 'anthropic_messages',
+  headers: { 'anthropic-version': '2023-06-01' },
+});

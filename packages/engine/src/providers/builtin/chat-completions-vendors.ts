@@ -1,0 +1,202 @@
+/**
+ * Providers that speak Chat Completions, each with its base URL, key variable and the
+ * quirks its API reference documents. The dialect's decoder already reads every
+ * reasoning field name (`reasoning_content`, `reasoning`, `reasoning_details`), usage
+ * inside the choice (Moonshot) or `x_groq`, and errors inside chunks.
+ */
+import { omit, thinkingSwitch, useMaxTokens } from '../body-quirks.ts';
+import { defineProvider } from '../define-provider.ts';
+
+/**
+ * Groq https://console.groq.com/docs/openai. Reasoning models other than gpt-oss put
+ * their thinking in `<think>` tags inside the text unless `reasoning_format: 'parsed'`
+ * asks for a separate `reasoning` field; gpt-oss sends that field already and rejects
+ * `reasoning_format`. Qwen 3 takes `reasoning_effort` as 'none' | 'default' only.
+ * https://console.groq.com/docs/reasoning
+ */
+export const groq = defineProvider({
+  id: 'groq',
+  name: 'Groq',
+  baseURL: 'https://api.groq.com/openai/v1',
+  auth: { env: 'GROQ_API_KEY' },
+  dialect: 'openai_completions',
+  decoderOptions: { reasoningFields: ['reasoning', 'reasoning_content'] },
+  modifyBody(body, { modelId, info }) {
+    const gptOss = modelId.includes('gpt-oss');
+    let out = body;
+    if (info.reasoning && !gptOss && out.reasoning_format === undefined) out = { ...out, reasoning_format: 'parsed' };
+    if (/qwen3/i.test(modelId) && out.reasoning_effort !== undefined) {
+      out = { ...out, reasoning_effort: out.reasoning_effort === 'none' ? 'none' : 'default' };
+    }
+    return out;
+  },
+});
+
+/**
+ * OpenRouter https://openrouter.ai/docs/api-reference/overview. Reasoning is one
+ * normalized `reasoning` object (`effort`, `max_tokens` or `enabled`), not
+ * `reasoning_effort` (https://openrouter.ai/docs/use-cases/reasoning-tokens). It reports
+ * the generation's cost in the usage chunk, which is kept over the catalog's estimate,
+ * and keeps the connection alive with `: OPENROUTER PROCESSING` comments.
+ * Attribution headers (`HTTP-Referer`, `X-Title`) can be passed in `headers`.
+ */
+export const openrouter = defineProvider({
+  id: 'openrouter',
+  name: 'OpenRouter',
+  baseURL: 'https://openrouter.ai/api/v1',
+  auth: { env: 'OPENROUTER_API_KEY' },
+  dialect: 'openai_completions',
+  modifyBody(body, { request }) {
+    const thinking = request.thinking;
+    if (thinking === undefined || body.reasoning !== undefined) return body;
+    const out = omit(body, 'reasoning_effort');
+    if (thinking === false) out.reasoning = { enabled: false };
+    else if (thinking.effort) out.reasoning = { effort: thinking.effort };
+    else if (thinking.budgetTokens !== undefined) out.reasoning = { max_tokens: thinking.budgetTokens };
+    else out.reasoning = { enabled: true };
+    return out;
+  },
+});
+
+/**
+ * DeepSeek https://api-docs.deepseek.com/api/create-chat-completion. Thinking is the
+ * `thinking: {type}` switch; effort accepts 'high' and 'max' (the catalog clamps to
+ * high/xhigh, and xhigh is sent as 'max'). Reasoning arrives as `reasoning_content`.
+ */
+export const deepseek = defineProvider({
+  id: 'deepseek',
+  name: 'DeepSeek',
+  baseURL: 'https://api.deepseek.com',
+  auth: { env: 'DEEPSEEK_API_KEY' },
+  dialect: 'openai_completions',
+  decoderOptions: { reasoningFields: ['reasoning_content'] },
+  modifyBody(body, context) {
+    const out = useMaxTokens(thinkingSwitch(body, context, true));
+    if (out.reasoning_effort === 'xhigh') out.reasoning_effort = 'max';
+    return out;
+  },
+});
+
+/** Together AI https://docs.together.ai/reference/chat-completions-1 */
+export const together = defineProvider({
+  id: 'together',
+  name: 'Together AI',
+  baseURL: 'https://api.together.xyz/v1',
+  auth: { env: 'TOGETHER_API_KEY' },
+  dialect: 'openai_completions',
+});
+
+/** Fireworks AI https://docs.fireworks.ai/api-reference/post-chatcompletions */
+export const fireworks = defineProvider({
+  id: 'fireworks',
+  name: 'Fireworks AI',
+  baseURL: 'https://api.fireworks.ai/inference/v1',
+  auth: { env: 'FIREWORKS_API_KEY' },
+  dialect: 'openai_completions',
+});
+
+/**
+ * Mistral https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post.
+ * It names the limit `max_tokens`, rejects unknown fields (422), and turns reasoning
+ * on for Magistral with `prompt_mode: 'reasoning'` rather than an effort level.
+ */
+export const mistral = defineProvider({
+  id: 'mistral',
+  name: 'Mistral',
+  baseURL: 'https://api.mistral.ai/v1',
+  auth: { env: 'MISTRAL_API_KEY' },
+  dialect: 'openai_completions',
+  modifyBody(body, { modelId, request }) {
+    let out = useMaxTokens(omit(body, 'stream_options'));
+    if (/magistral/i.test(modelId)) {
+      out = omit(out, 'reasoning_effort');
+      if (request.thinking && out.prompt_mode === undefined) out.prompt_mode = 'reasoning';
+    }
+    return out;
+  },
+});
+
+/**
+ * xAI https://docs.x.ai/docs/api-reference#chat-completions. Only grok-3-mini takes
+ * `reasoning_effort` (low | high); the other Grok reasoning models reject it
+ * (https://docs.x.ai/docs/guides/reasoning).
+ */
+export const xai = defineProvider({
+  id: 'xai',
+  name: 'xAI',
+  baseURL: 'https://api.x.ai/v1',
+  auth: { env: 'XAI_API_KEY' },
+  dialect: 'openai_completions',
+  modifyBody(body, { modelId }) {
+    if (body.reasoning_effort === undefined) return body;
+    if (!/grok-3-mini/.test(modelId) || body.reasoning_effort === 'none') return omit(body, 'reasoning_effort');
+    return { ...body, reasoning_effort: ['high', 'xhigh'].includes(String(body.reasoning_effort)) ? 'high' : 'low' };
+  },
+});
+
+/** Cerebras https://inference-docs.cerebras.ai/api-reference/chat-completions */
+export const cerebras = defineProvider({
+  id: 'cerebras',
+  name: 'Cerebras',
+  baseURL: 'https://api.cerebras.ai/v1',
+  auth: { env: 'CEREBRAS_API_KEY' },
+  dialect: 'openai_completions',
+  decoderOptions: { reasoningFields: ['reasoning', 'reasoning_content'] },
+});
+
+/**
+ * Moonshot (Kimi) https://platform.moonshot.ai/docs/api/chat. `max_tokens`, the
+ * `thinking: {type}` switch instead of `reasoning_effort`, and usage inside the choice
+ * of the last chunk (the decoder reads it there).
+ */
+export const moonshot = defineProvider({
+  id: 'moonshot',
+  name: 'Moonshot AI',
+  baseURL: 'https://api.moonshot.ai/v1',
+  auth: { env: 'MOONSHOT_API_KEY' },
+  dialect: 'openai_completions',
+  decoderOptions: { reasoningFields: ['reasoning_content'] },
+  modifyBody: (body, context) => useMaxTokens(thinkingSwitch(body, context, false)),
+});
+
+/**
+ * Z.ai (GLM) https://docs.z.ai/api-reference/llm/chat-completion. `max_tokens`, the
+ * `thinking: {type}` switch (https://docs.z.ai/guides/capabilities/thinking-mode), and
+ * `tool_stream: true` so tool arguments stream instead of arriving whole at the end.
+ */
+export const zai = defineProvider({
+  id: 'zai',
+  name: 'Z.ai',
+  baseURL: 'https://api.z.ai/api/paas/v4',
+  auth: { env: ['ZAI_API_KEY', 'ZHIPU_API_KEY'] },
+  dialect: 'openai_completions',
+  decoderOptions: { reasoningFields: ['reasoning_content'] },
+  modifyBody(body, context) {
+    const out = useMaxTokens(thinkingSwitch(body, context, false));
+    if (Array.isArray(out.tools) && out.tools.length > 0 && out.tool_stream === undefined) out.tool_stream = true;
+    return out;
+  },
+});
+
+/**
+ * Alibaba Cloud Model Studio (Qwen, DashScope compatible mode, international endpoint)
+ * https://www.alibabacloud.com/help/en/model-studio/compatibility-of-openai-with-dashscope.
+ * Hybrid thinking models switch with `enable_thinking` and take a `thinking_budget`
+ * (https://www.alibabacloud.com/help/en/model-studio/deep-thinking), not `reasoning_effort`.
+ */
+export const alibaba = defineProvider({
+  id: 'alibaba',
+  name: 'Alibaba Model Studio',
+  baseURL: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1',
+  auth: { env: ['DASHSCOPE_API_KEY', 'ALIBABA_API_KEY'] },
+  dialect: 'openai_completions',
+  decoderOptions: { reasoningFields: ['reasoning_content'] },
+  modifyBody(body, { request }) {
+    const out = useMaxTokens(omit(body, 'reasoning_effort'));
+    const thinking = request.thinking;
+    if (thinking === undefined || out.enable_thinking !== undefined) return out;
+    out.enable_thinking = thinking !== false;
+    if (thinking && thinking.budgetTokens !== undefined) out.thinking_budget = thinking.budgetTokens;
+    return out;
+  },
+});

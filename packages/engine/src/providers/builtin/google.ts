@@ -1,0 +1,14 @@
+/**
+ * Google Gemini API (`streamGenerateContent?alt=sse`). The key goes in the
+ * `x-goog-api-key` header, never in the URL's `?key=`, so it cannot end up in a log
+ * of URLs. https://ai.google.dev/gemini-api/docs/api-key#provide-api-key-explicitly
+ */
+import { defineProvider } from '../define-provider.ts';
+
+export const google = defineProvider({
+  id: 'google',
+  name: 'Google Gemini',
+  baseURL: 'https://generativelanguage.googleapis.com',
+  auth: { env: ['GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'GOOGLE_API_KEY'], header: 'x-goog-api-key' },
+  dialect: 'google_gemini',
+});

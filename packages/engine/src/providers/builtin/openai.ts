@@ -1,0 +1,22 @@
+/**
+ * OpenAI: the Responses API by default (https://platform.openai.com/docs/api-reference/responses),
+ * Chat Completions on request (`openai.model(id, { dialect: 'openai_completions' })`).
+ * Bearer key: https://platform.openai.com/docs/api-reference/authentication
+ */
+import { defineProvider } from '../define-provider.ts';
+import { omit } from '../body-quirks.ts';
+
+export const openai = defineProvider({
+  id: 'openai',
+  name: 'OpenAI',
+  baseURL: 'https://api.openai.com/v1',
+  auth: { env: 'OPENAI_API_KEY' },
+  dialect: 'openai_responses',
+  modifyBody(body, { info, request }) {
+    // Reasoning models reject sampling parameters ("Unsupported parameter: 'temperature'"),
+    // except the GPT-5.1+ models with reasoning turned off.
+    // https://platform.openai.com/docs/guides/reasoning#limitations
+    if (info.reasoning && request.thinking !== false) return omit(body, 'temperature', 'top_p');
+    return body;
+  },
+});

@@ -1,0 +1,28 @@
+/**
+ * `defineProvider` turns a definition into a Provider: `provider.model(id)` gives a
+ * LanguageModel, `provider.withSettings({ apiKey })` a configured copy. Settings live
+ * in closures only, so `JSON.stringify(provider)` or a logged model never shows a key.
+ */
+import { createProviderModel } from './provider-model.ts';
+import type { Provider, ProviderDefinition, ProviderSettings } from './types.ts';
+
+function mergeSettings(base: ProviderSettings, extra: ProviderSettings | undefined): ProviderSettings {
+  if (!extra) return base;
+  const merged: ProviderSettings = { ...base, ...extra };
+  if (base.headers || extra.headers) merged.headers = { ...base.headers, ...extra.headers };
+  return merged;
+}
+
+export function defineProvider(definition: ProviderDefinition, settings: ProviderSettings = {}): Provider {
+  const provider: Provider = {
+    id: definition.id,
+    name: definition.name ?? definition.id,
+    baseURL: settings.baseURL ?? definition.baseURL,
+    dialect: settings.dialect ?? definition.dialect,
+    definition,
+    model: (modelId, extra) => createProviderModel(definition, modelId, mergeSettings(settings, extra)),
+    withSettings: (extra) => defineProvider(definition, mergeSettings(settings, extra)),
+    toJSON: () => ({ id: provider.id, name: provider.name, baseURL: provider.baseURL, dialect: provider.dialect }),
+  };
+  return provider;
+}

@@ -1,0 +1,68 @@
+/**
+ * What the engine checks and adjusts before a request leaves, using the catalog:
+ * images sent to a text-only model fail here (a typed error, no request made), an
+ * effort level the model does not accept is moved to the nearest one it does, and
+ * a token limit above the model's maximum is lowered to it. Unknown models pass
+ * through untouched: the catalog only ever prevents errors it is sure of.
+ */
+import { ParlanceError, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
+import type { ModelInfo } from '../catalog/catalog.ts';
+
+type Request = Omit<ModelRequest, 'model'>;
+
+const EFFORT_ORDER: ReasoningEffort[] = ['minimal', 'low', 'medium', 'high', 'xhigh'];
+
+/** The accepted level closest to the one asked for; between two equally close, the higher. */
+export function clampEffort(effort: ReasoningEffort, accepted: readonly ReasoningEffort[]): ReasoningEffort {
+  if (accepted.length === 0 || accepted.includes(effort)) return effort;
+  const at = EFFORT_ORDER.indexOf(effort);
+  let best = accepted[0]!;
+  let bestDistance = Infinity;
+  for (const level of accepted) {
+    const index = EFFORT_ORDER.indexOf(level);
+    const distance = Math.abs(index - at);
+    if (distance < bestDistance || (distance === bestDistance && index > EFFORT_ORDER.indexOf(best))) {
+      best = level;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** Throws `invalid_request` (with the part's path) when the request holds an image the model cannot take. */
+export function checkInput(request: Request, info: ModelInfo): void {
+  if (info.input.includes('image')) return;
+  request.messages.forEach((message, m) => {
+    message.parts.forEach((part, p) => {
+      if (part.type === 'file' && part.mediaType.toLowerCase().startsWith('image/')) {
+        throw new ParlanceError(
+          'invalid_request',
+          `${info.provider}:${info.id} does not accept image input (message ${m}, part ${p} is ${part.mediaType})`,
+          { path: ['messages', m, 'parts', p], retryable: false },
+        );
+      }
+    });
+  });
+}
+
+export function adjustRequest(request: Request, info: ModelInfo, options: { requiresMaxOutputTokens?: boolean | undefined } = {}): Request {
+  let out = request;
+  const thinking = request.thinking;
+  if (thinking !== undefined && info.known && info.reasoning !== undefined) {
+    if (!info.reasoning || (thinking === false && info.canDisableThinking === false)) {
+      // A model that cannot reason rejects reasoning parameters; one that cannot stop
+      // reasoning rejects "off". Leaving the setting out is the only request that works.
+      const { thinking: _dropped, ...rest } = out;
+      out = rest;
+    } else if (thinking && thinking.effort && info.efforts) {
+      const effort = clampEffort(thinking.effort, info.efforts);
+      if (effort !== thinking.effort) out = { ...out, thinking: { ...thinking, effort } };
+    }
+  }
+  if (out.maxOutputTokens !== undefined && info.known && out.maxOutputTokens > info.maxOutputTokens) {
+    out = { ...out, maxOutputTokens: info.maxOutputTokens };
+  } else if (out.maxOutputTokens === undefined && options.requiresMaxOutputTokens) {
+    out = { ...out, maxOutputTokens: info.maxOutputTokens };
+  }
+  return out;
+}

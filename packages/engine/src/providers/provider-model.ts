@@ -1,0 +1,135 @@
+/**
+ * One provider model as a LanguageModel: check and adjust the request against the
+ * catalog, encode it with the dialect, send it through the transport, decode the
+ * stream, add provenance and cost. The stream never throws: whatever fails becomes
+ * an `error` event and a `finish`, after everything that had already arrived.
+ */
+import { getDialect } from '@parlance/dialects';
+import {
+  ParlanceError,
+  errorEvent,
+  mergeUsage,
+  type Event,
+  type ModelCallOptions,
+  type ModelRequest,
+  type Provenance,
+  type Usage,
+} from '@parlance/protocol';
+import { computeCost, getModelInfo, type ModelInfo } from '../catalog/catalog.ts';
+import { decodeResponse } from '../transport/decode-response.ts';
+import { redact } from '../transport/redact.ts';
+import { createTransport } from '../transport/transport.ts';
+import { authHeaders, resolveApiKey } from './auth.ts';
+import { adjustRequest, checkInput } from './prepare-request.ts';
+import type { ModelContext, ProviderDefinition, ProviderModel, ProviderSettings } from './types.ts';
+
+/** The catalog's entry with the definition's own corrections on top. */
+export function modelInfoFor(definition: ProviderDefinition, modelId: string): ModelInfo {
+  const info = getModelInfo(definition.id, modelId, definition.catalog ?? definition.id);
+  const override = definition.models?.[modelId];
+  return override ? { ...info, ...override, known: true } : info;
+}
+
+function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (headers) for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  return out;
+}
+
+export function createProviderModel(definition: ProviderDefinition, modelId: string, settings: ProviderSettings = {}): ProviderModel {
+  const provider = definition.id;
+  const name = definition.name ?? definition.id;
+  const dialectId = settings.dialect ?? definition.dialectFor?.(modelId) ?? definition.dialect;
+  const info = modelInfoFor(definition, modelId);
+  const transport = settings.transport ?? createTransport(settings);
+  const provenance: Provenance = { provider, model: modelId, dialect: dialectId };
+
+  async function* run(request: Omit<ModelRequest, 'model'>, options: ModelCallOptions): AsyncGenerator<Event> {
+    const secrets: string[] = [];
+    let started = false;
+    let finished = false;
+    let usage: Usage = {};
+
+    const withCost = (report: Usage, cumulative: Usage): Usage => {
+      if (report.cost !== undefined) return report;
+      const cost = computeCost(info.pricing, cumulative);
+      return cost === undefined ? report : { ...report, cost };
+    };
+
+    const finalize = (event: Event): Event => {
+      switch (event.type) {
+        case 'message-start':
+          started = true;
+          return { ...event, model: event.model ?? modelId, provenance: event.provenance ?? provenance };
+        case 'usage':
+          usage = mergeUsage(usage, event.usage);
+          return { ...event, usage: withCost(event.usage, usage) };
+        case 'finish': {
+          finished = true;
+          const total = mergeUsage(usage, event.usage);
+          return { ...event, usage: withCost(event.usage, total) };
+        }
+        case 'error':
+          return secrets.length ? { ...event, message: redact(event.message, secrets) } : event;
+        default:
+          return event;
+      }
+    };
+
+    try {
+      const dialect = getDialect(dialectId);
+      checkInput(request, info);
+      const adjusted = adjustRequest(request, info, { requiresMaxOutputTokens: definition.requiresMaxOutputTokens });
+      const userHeaders = { ...lowerKeys(definition.headers), ...lowerKeys(settings.headers), ...lowerKeys(options.headers) };
+      const authHeader = definition.auth === 'none' ? undefined : (definition.auth.header ?? 'authorization').toLowerCase();
+      // A caller who sets the auth header themselves (a proxy token) needs no key.
+      const key =
+        authHeader && userHeaders[authHeader] === undefined ? await resolveApiKey(definition.auth, settings, name) : undefined;
+      if (key) secrets.push(key);
+      const context: ModelContext = { provider, modelId, dialect: dialectId, info, request: { ...adjusted, model: modelId } };
+      let body = dialect.encodeRequest(context.request);
+      if (definition.modifyBody) body = definition.modifyBody(body, context);
+      const baseURL = (settings.baseURL ?? definition.baseURL).replace(/\/+$/, '');
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: dialect.framing === 'sse' ? 'text/event-stream' : 'application/x-ndjson',
+        ...authHeaders(definition.auth, key),
+        ...userHeaders,
+      };
+      const opened = await transport.open({
+        url: baseURL + dialect.path(modelId, { stream: true }),
+        headers,
+        body: JSON.stringify(body),
+        signal: options.signal,
+        providerName: name,
+        parseError: definition.parseError,
+        secrets,
+      });
+      if (!opened.ok) throw opened.error;
+      const decoderOptions =
+        typeof definition.decoderOptions === 'function' ? definition.decoderOptions(modelId) : definition.decoderOptions;
+      let events: AsyncIterable<Event> = decodeResponse(dialect, opened, { signal: options.signal, decoderOptions });
+      if (definition.modifyEvents) events = definition.modifyEvents(events, context);
+      for await (const event of events) {
+        if (finished) break;
+        yield finalize(event);
+      }
+    } catch (thrown) {
+      if (finished) return;
+      const error = ParlanceError.from(thrown);
+      if (!started) yield finalize({ type: 'message-start' });
+      yield errorEvent({ code: error.code, message: redact(error.message, secrets), retryable: error.retryable, ...(error.status === undefined ? {} : { status: error.status }) });
+      yield finalize({ type: 'finish', finishReason: error.code === 'aborted' ? 'cancelled' : 'error', usage: {} });
+    }
+  }
+
+  const model: ProviderModel = {
+    provider,
+    modelId,
+    dialect: dialectId,
+    info,
+    stream: (request, options = {}) => run(request, options),
+    toJSON: () => ({ provider, modelId, dialect: dialectId }),
+  };
+  return model;
+}

@@ -1,0 +1,99 @@
+/**
+ * What a provider is: a base URL, an authentication style, the dialect its models
+ * speak, and its quirks as small hooks. Definitions are plain data plus functions;
+ * runtime settings (the key, a proxy URL, a fetch) are given separately and kept in
+ * closures, so nothing serializable ever holds a key.
+ */
+import type { DecoderOptions, DialectId } from '@parlance/dialects';
+import type { Event, LanguageModel, ModelRequest } from '@parlance/protocol';
+import type { ModelInfo } from '../catalog/catalog.ts';
+import type { ErrorBodyParser } from '../transport/http-error.ts';
+import type { Transport, TransportOptions } from '../transport/transport.ts';
+
+export interface ApiKeyAuth {
+  /** Environment variables read at call time; the first one set wins. */
+  env?: string | readonly string[];
+  /** The header carrying the key (default `authorization`). */
+  header?: string;
+  /** Put before the key (default `Bearer ` for `authorization`, nothing otherwise). */
+  prefix?: string;
+  /** Send the request without a key when none is found (local servers). */
+  optional?: boolean;
+}
+
+export type AuthDefinition = ApiKeyAuth | 'none';
+
+/** What hooks see about the call in progress. */
+export interface ModelContext {
+  provider: string;
+  modelId: string;
+  dialect: DialectId;
+  info: ModelInfo;
+  /** The request after the engine's adjustments (effort clamped, max tokens filled). */
+  request: ModelRequest;
+}
+
+export type ModelCatalogEntry = Partial<Omit<ModelInfo, 'provider' | 'id' | 'known'>>;
+
+export interface ProviderDefinition {
+  id: string;
+  /** Named in error messages (default: the id). */
+  name?: string;
+  baseURL: string;
+  auth: AuthDefinition;
+  /** The dialect models speak unless `dialectFor` or the caller says otherwise. */
+  dialect: DialectId;
+  /** A gateway may speak several dialects: the one a given model needs. */
+  dialectFor?(modelId: string): DialectId | undefined;
+  /** Headers sent on every request (API versions, attribution). */
+  headers?: Record<string, string>;
+  /** The decoder's quirk options for this provider's stream (reasoning field names, tool-call ids). */
+  decoderOptions?: DecoderOptions | ((modelId: string) => DecoderOptions | undefined);
+  /** Fill `maxOutputTokens` from the catalog when the request has none (APIs that require it). */
+  requiresMaxOutputTokens?: boolean;
+  /** Rewrites the encoded body: parameters the provider names its own way, fields it rejects. */
+  modifyBody?(body: Record<string, unknown>, context: ModelContext): Record<string, unknown>;
+  /** Rewrites the decoded event stream (runs before cost is added). */
+  modifyEvents?(events: AsyncIterable<Event>, context: ModelContext): AsyncIterable<Event>;
+  /** Reads this provider's error bodies when the shared reader is not enough. */
+  parseError?: ErrorBodyParser;
+  /** The catalog table holding this provider's models (default: the id). */
+  catalog?: string;
+  /** Models to add to, or correct in, the catalog. */
+  models?: Record<string, ModelCatalogEntry>;
+}
+
+export type ApiKeySource = string | (() => string | undefined | Promise<string | undefined>);
+
+/** Runtime settings: where to send, with what key, through which fetch. */
+export interface ProviderSettings extends TransportOptions {
+  /** The key, or a function returning it (called for every request). Default: the environment. */
+  apiKey?: ApiKeySource;
+  /** Where environment variables are read (default `process.env` when there is one; Workers pass their `env`). */
+  env?: Record<string, string | undefined>;
+  baseURL?: string;
+  headers?: Record<string, string>;
+  /** Use this dialect for every model (OpenAI: 'openai_completions' for Chat Completions). */
+  dialect?: DialectId;
+  /** A ready transport, instead of one built from the transport options here. */
+  transport?: Transport;
+}
+
+/** A model bound to its provider: a LanguageModel with its catalog data. */
+export interface ProviderModel extends LanguageModel {
+  readonly info: ModelInfo;
+  toJSON(): { provider: string; modelId: string; dialect: string };
+}
+
+export interface Provider {
+  readonly id: string;
+  readonly name: string;
+  readonly baseURL: string;
+  readonly dialect: DialectId;
+  readonly definition: ProviderDefinition;
+  /** A model of this provider; settings given here apply over the provider's. */
+  model(modelId: string, settings?: ProviderSettings): ProviderModel;
+  /** The same provider with more settings (a key, a proxy, a custom fetch). */
+  withSettings(settings: ProviderSettings): Provider;
+  toJSON(): { id: string; name: string; baseURL: string; dialect: DialectId };
+}

@@ -1,0 +1,156 @@
+/**
+ * A chat session as plain JSON: the thread, where the run stands, what it waits
+ * for, and the caller's decisions not yet sent. The engine (keys, models, tool
+ * handlers) is passed to each call and never stored, so a session saved mid-approval
+ * can be loaded in another process and resumed there.
+ */
+import { ParlanceError, createThread, parseThread, type HaltReason, type Thread } from '@parlance/protocol';
+import type { Engine } from '../engine.ts';
+import type { ChatResult, PendingCall } from '../loop/result.ts';
+import type { CallOptions, MessageInput, ResumeInput } from '../options.ts';
+
+export type SessionStatus = 'idle' | 'awaiting-tools' | 'awaiting-approval' | 'awaiting-user' | 'completed' | 'error';
+
+export const SESSION_VERSION = 1;
+
+export interface SessionState {
+  version: typeof SESSION_VERSION;
+  thread: Thread;
+  status: SessionStatus;
+  pending: PendingCall[];
+  /** Results, approvals and answers recorded since the last run. */
+  decisions: ResumeInput;
+  haltReason?: HaltReason;
+  error?: { code: string; message: string };
+}
+
+/** Options of one session run: everything but the conversation, which the session owns. */
+export type SessionCallOptions = Omit<CallOptions, 'messages' | 'thread' | 'prompt' | 'resume' | 'output'>;
+
+function statusOf(haltReason: HaltReason): SessionStatus {
+  switch (haltReason) {
+    case 'approval':
+      return 'awaiting-approval';
+    case 'ask-user':
+      return 'awaiting-user';
+    case 'client-tool-calls':
+      return 'awaiting-tools';
+    case 'error':
+    case 'tool-error':
+      return 'error';
+    case 'cancelled':
+      return 'idle';
+    default:
+      return 'completed';
+  }
+}
+
+function isEmpty(decisions: ResumeInput): boolean {
+  return !decisions.toolResults?.length && !decisions.approvals?.length && !decisions.answers?.length;
+}
+
+export class ChatSession {
+  private state: SessionState;
+
+  private constructor(state: SessionState) {
+    this.state = state;
+  }
+
+  static create(options: { id?: string; thread?: Thread } = {}): ChatSession {
+    const thread = options.thread ?? createThread(options.id ?? globalThis.crypto.randomUUID());
+    return new ChatSession({ version: SESSION_VERSION, thread, status: 'idle', pending: [], decisions: {} });
+  }
+
+  /** Loads a saved session (a JSON string or the parsed value); the thread is validated. */
+  static fromJSON(input: string | SessionState): ChatSession {
+    const raw = (typeof input === 'string' ? JSON.parse(input) : input) as Partial<SessionState>;
+    if (typeof raw !== 'object' || raw === null || raw.version !== SESSION_VERSION) {
+      throw new ParlanceError('invalid_request', `Not a session of version ${SESSION_VERSION}`);
+    }
+    return new ChatSession({
+      version: SESSION_VERSION,
+      thread: parseThread(raw.thread),
+      status: raw.status ?? 'idle',
+      pending: raw.pending ?? [],
+      decisions: raw.decisions ?? {},
+      ...(raw.haltReason ? { haltReason: raw.haltReason } : {}),
+      ...(raw.error ? { error: raw.error } : {}),
+    });
+  }
+
+  toJSON(): SessionState {
+    return structuredClone(this.state);
+  }
+
+  get thread(): Thread {
+    return this.state.thread;
+  }
+  get status(): SessionStatus {
+    return this.state.status;
+  }
+  get pending(): readonly PendingCall[] {
+    return this.state.pending;
+  }
+
+  private owed(toolCallId: string, kinds: PendingCall['kind'][]): PendingCall {
+    const call = this.state.pending.find((p) => p.toolCallId === toolCallId);
+    if (!call || !kinds.includes(call.kind)) {
+      throw new ParlanceError('invalid_request', `No pending ${kinds.join(' or ')} call "${toolCallId}" in this session`);
+    }
+    return call;
+  }
+
+  /** The result of a client tool (any pending call may be answered with a result). */
+  submitToolResult(toolCallId: string, output: unknown, options: { isError?: boolean } = {}): this {
+    this.owed(toolCallId, ['client', 'approval', 'ask-user']);
+    const entry = { toolCallId, output, ...(options.isError ? { isError: true } : {}) };
+    this.state.decisions = { ...this.state.decisions, toolResults: [...(this.state.decisions.toolResults ?? []), entry] };
+    return this;
+  }
+
+  approve(toolCallId: string): this {
+    this.owed(toolCallId, ['approval']);
+    this.state.decisions = { ...this.state.decisions, approvals: [...(this.state.decisions.approvals ?? []), { toolCallId, approved: true }] };
+    return this;
+  }
+
+  deny(toolCallId: string, reason?: string): this {
+    this.owed(toolCallId, ['approval']);
+    const entry = reason === undefined ? { toolCallId, approved: false } : { toolCallId, approved: false, reason };
+    this.state.decisions = { ...this.state.decisions, approvals: [...(this.state.decisions.approvals ?? []), entry] };
+    return this;
+  }
+
+  answer(toolCallId: string, answer: string): this {
+    this.owed(toolCallId, ['ask-user']);
+    this.state.decisions = { ...this.state.decisions, answers: [...(this.state.decisions.answers ?? []), { toolCallId, answer }] };
+    return this;
+  }
+
+  /** Runs the engine from where the session stands, sending the recorded decisions. */
+  async continue(engine: Engine, options: SessionCallOptions = {}): Promise<ChatResult> {
+    const call: CallOptions = { ...options, thread: this.state.thread };
+    if (!isEmpty(this.state.decisions)) call.resume = this.state.decisions;
+    return this.apply(await engine.chat(call));
+  }
+
+  /** Adds a user message and runs. */
+  async send(engine: Engine, message: string | MessageInput, options: SessionCallOptions = {}): Promise<ChatResult> {
+    const input: MessageInput = typeof message === 'string' ? { role: 'user', content: message } : message;
+    return this.apply(await engine.chat({ ...options, thread: this.state.thread, messages: [input] }));
+  }
+
+  private apply(result: ChatResult): ChatResult {
+    const next: SessionState = {
+      version: SESSION_VERSION,
+      thread: result.thread,
+      status: statusOf(result.haltReason),
+      pending: result.pending,
+      decisions: {},
+      haltReason: result.haltReason,
+    };
+    if (result.error) next.error = result.error;
+    this.state = next;
+    return result;
+  }
+}

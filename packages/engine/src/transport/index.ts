@@ -1,0 +1,16 @@
+export { decodeResponse, type DecodeResponseOptions } from './decode-response.ts';
+export { classifyError, httpError, readErrorBody, type ErrorBodyParser, type ProviderErrorInfo } from './http-error.ts';
+export { REDACTED, redact } from './redact.ts';
+export { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetryOptions, type RetryOptions } from './retry.ts';
+export { sleep, type Sleep } from './sleep.ts';
+export {
+  createTransport,
+  type FailedOpen,
+  type OpenResult,
+  type OpenedStream,
+  type RetryInfo,
+  type TimeoutOptions,
+  type Transport,
+  type TransportOptions,
+  type TransportRequest,
+} from './transport.ts';

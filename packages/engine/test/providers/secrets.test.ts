@@ -1,0 +1,87 @@
+/**
+ * An API key reaches the provider's auth header and nowhere else: not an error
+ * message (even when the provider echoes it), not an event, not a serialized or
+ * inspected model or provider.
+ */
+import { inspect } from 'node:util';
+import type { Event } from '@parlance/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { anthropic, openai, resolveModel } from '../../src/providers/index.ts';
+import { sendJson, startServer, type TestServer } from './server.ts';
+
+const KEY = 'sk-secret-do-not-leak-0123456789';
+const messages = [{ id: 'u1', role: 'user' as const, parts: [{ type: 'text' as const, text: 'Hi' }] }];
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
+  const events: Event[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+describe('API keys', () => {
+  it('are redacted from an error message that echoes them, and from every event', async () => {
+    server = await startServer((_req, res) =>
+      sendJson(res, 401, { error: { message: `Incorrect API key provided: ${KEY}`, code: 'invalid_api_key' } }),
+    );
+    const events = await collect(openai.model('gpt-5', { baseURL: server.url, apiKey: KEY }).stream({ messages }));
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    const error = events.find((e) => e.type === 'error');
+    expect(error).toMatchObject({ code: 'authentication' });
+    expect((error as { message: string }).message).toContain('Incorrect API key provided: [redacted]');
+    expect(JSON.stringify(events)).not.toContain(KEY);
+  });
+
+  it('never appear in a serialized or inspected model or provider', () => {
+    const provider = openai.withSettings({ apiKey: KEY });
+    const model = provider.model('gpt-5');
+    const viaResolve = resolveModel('anthropic:claude-sonnet-4-5', { apiKey: KEY });
+    for (const value of [provider, model, viaResolve, anthropic.model('x', { apiKey: KEY })]) {
+      expect(JSON.stringify(value)).not.toContain(KEY);
+      expect(inspect(value, { depth: 10, showHidden: true })).not.toContain(KEY);
+    }
+    expect(JSON.parse(JSON.stringify(model))).toEqual({ provider: 'openai', modelId: 'gpt-5', dialect: 'openai_responses' });
+  });
+
+  it('are not in a network error message', async () => {
+    server = await startServer(() => {});
+    const url = server.url;
+    await server.close();
+    server = undefined;
+    const events = await collect(
+      openai.model('gpt-5', { baseURL: url, apiKey: KEY, retry: false }).stream({ messages }),
+    );
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'network' });
+    expect(JSON.stringify(events)).not.toContain(KEY);
+  });
+
+  it('are read from the env at call time, and a missing key fails before any request', async () => {
+    server = await startServer((_req, res) => sendJson(res, 500, { error: { message: 'x' } }));
+    const env: Record<string, string | undefined> = {};
+    const model = anthropic.model('claude-sonnet-4-5', { baseURL: server.url, env, retry: false });
+    const missing = await collect(model.stream({ messages }));
+    expect(server.requests).toHaveLength(0);
+    expect(missing.find((e) => e.type === 'error')).toMatchObject({
+      code: 'authentication',
+      message: 'No API key for Anthropic: pass apiKey or set ANTHROPIC_API_KEY',
+    });
+    env.ANTHROPIC_API_KEY = KEY;
+    await collect(model.stream({ messages }));
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.headers['x-api-key']).toBe(KEY);
+  });
+
+  it('can come from a function, called for each request', async () => {
+    server = await startServer((_req, res) => sendJson(res, 400, { error: { message: 'bad' } }));
+    let calls = 0;
+    const model = openai.model('gpt-5', { baseURL: server.url, apiKey: async () => `${KEY}-${++calls}` });
+    await collect(model.stream({ messages }));
+    await collect(model.stream({ messages }));
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${KEY}-1`, `Bearer ${KEY}-2`]);
+  });
+});

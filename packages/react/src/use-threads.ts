@@ -1,0 +1,48 @@
+/**
+ * Thread lists and threads through TanStack Query, from a server or a local store
+ * (any persistence adapter with `list`). Runs finishing anywhere in the page
+ * invalidate them, so a title or a new thread shows up without a manual refetch.
+ */
+import { loadRecord, onRunFinish, type ThreadSummary } from '@parlance/client';
+import type { Thread } from '@parlance/protocol';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+
+export interface ThreadSource {
+  list(): Promise<ThreadSummary[]>;
+  /** A stored record, a thread, or its JSON; undefined/null when there is none. */
+  load(id: string): unknown;
+}
+
+export const threadKeys = {
+  all: ['parlance', 'threads'] as const,
+  thread: (id: string) => ['parlance', 'threads', id] as const,
+};
+
+function useInvalidateOnFinish(key: readonly unknown[], threadId?: string): void {
+  const client = useQueryClient();
+  const k = JSON.stringify(key);
+  useEffect(
+    () =>
+      onRunFinish((info) => {
+        if (threadId === undefined || info.threadId === threadId) void client.invalidateQueries({ queryKey: JSON.parse(k) });
+      }),
+    [client, k, threadId],
+  );
+}
+
+export function useThreads(source: ThreadSource) {
+  useInvalidateOnFinish(threadKeys.all);
+  return useQuery({ queryKey: threadKeys.all, queryFn: () => source.list() });
+}
+
+export function useThread(id: string, source: ThreadSource) {
+  useInvalidateOnFinish(threadKeys.thread(id), id);
+  return useQuery({
+    queryKey: threadKeys.thread(id),
+    queryFn: async (): Promise<Thread | null> => {
+      const stored = await source.load(id);
+      return stored == null ? null : loadRecord(stored).thread;
+    },
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * A fake image model for tests: answers every call with scripted images (a 1x1 PNG
+ * by default) and records what it was asked. It has the shape of the engine's
+ * `ImageModel` (structurally; this package does not depend on the engine).
+ */
+import { ParlanceError, type FilePart } from '@parlance/protocol';
+
+/** A 1x1 transparent PNG. */
+export const TINY_PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+export type FakeImageCall = 'generate' | 'edit' | 'variations';
+
+/** The fields the fake reads; the whole request (image, mask, size...) is recorded. */
+export interface FakeImageRequest {
+  prompt?: string;
+  n?: number;
+}
+
+export interface FakeImageModelOptions {
+  provider?: string;
+  modelId?: string;
+  /** Images per call (default: `n` copies of a 1x1 PNG), or a function of the call. */
+  images?: FilePart[] | ((call: FakeImageCall, request: FakeImageRequest) => FilePart[]);
+  /** Fail every call with this error. */
+  error?: { code: ParlanceError['code']; message: string; status?: number };
+}
+
+export interface FakeImageModel {
+  readonly provider: string;
+  readonly modelId: string;
+  readonly calls: { call: FakeImageCall; request: FakeImageRequest }[];
+  generate(request: FakeImageRequest, options?: { signal?: AbortSignal }): Promise<{ images: FilePart[] }>;
+  edit(request: FakeImageRequest, options?: { signal?: AbortSignal }): Promise<{ images: FilePart[] }>;
+  variations(request: FakeImageRequest, options?: { signal?: AbortSignal }): Promise<{ images: FilePart[] }>;
+}
+
+export function fakeImageModel(options: FakeImageModelOptions = {}): FakeImageModel {
+  const calls: FakeImageModel['calls'] = [];
+  const answer = async (call: FakeImageCall, request: FakeImageRequest, signal?: AbortSignal) => {
+    calls.push({ call, request: structuredClone(request) });
+    if (signal?.aborted) throw new ParlanceError('aborted', 'The image request was aborted');
+    if (options.error) {
+      const { code, message, status } = options.error;
+      throw new ParlanceError(code, message, status === undefined ? {} : { status });
+    }
+    if (typeof options.images === 'function') return { images: options.images(call, request) };
+    if (options.images) return { images: options.images };
+    const image: FilePart = { type: 'file', mediaType: 'image/png', data: TINY_PNG_BASE64 };
+    return { images: Array.from({ length: request.n ?? 1 }, () => ({ ...image })) };
+  };
+  return {
+    provider: options.provider ?? 'fake',
+    modelId: options.modelId ?? 'fake-image',
+    calls,
+    generate: (request, o) => answer('generate', request, o?.signal),
+    edit: (request, o) => answer('edit', request, o?.signal),
+    variations: (request, o) => answer('variations', request, o?.signal),
+  };
+}

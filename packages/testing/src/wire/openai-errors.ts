@@ -1,0 +1,32 @@
+/**
+ * The OpenAI error body, shared by Chat Completions and Responses (and the many
+ * Chat Completions-compatible providers): `{ error: { message, type, param, code } }`.
+ * https://platform.openai.com/docs/guides/error-codes
+ */
+import type { ErrorCode } from '@parlance/protocol';
+import { statusForCode, type WireError } from './types.ts';
+
+const SHAPES: Partial<Record<ErrorCode, { type: string; code: string | null }>> = {
+  invalid_request: { type: 'invalid_request_error', code: null },
+  context_length_exceeded: { type: 'invalid_request_error', code: 'context_length_exceeded' },
+  content_filter: { type: 'invalid_request_error', code: 'content_policy_violation' },
+  authentication: { type: 'invalid_request_error', code: 'invalid_api_key' },
+  permission: { type: 'invalid_request_error', code: 'unsupported_country_region_territory' },
+  not_found: { type: 'invalid_request_error', code: 'model_not_found' },
+  rate_limited: { type: 'requests', code: 'rate_limit_exceeded' },
+  overloaded: { type: 'server_error', code: 'server_is_overloaded' },
+  timeout: { type: 'server_error', code: 'timeout' },
+};
+
+export interface OpenAIErrorBody {
+  error: { message: string; type: string; param: null; code: string | null };
+}
+
+export function openaiErrorBody(error: WireError): OpenAIErrorBody {
+  const shape = SHAPES[error.code] ?? { type: 'server_error', code: 'server_error' };
+  return { error: { message: error.message, type: shape.type, param: null, code: shape.code } };
+}
+
+export function openaiErrorStatus(code: ErrorCode): number {
+  return statusForCode(code);
+}
