@@ -196,7 +196,7 @@ describe('GET /models', () => {
 });
 
 describe('bad input', () => {
-  const cases: [string, () => Promise<Response>, number, string][] = [];
+  const cases: [string, () => Response | Promise<Response>, number, string][] = [];
   const { app } = appWith({ maxBodyBytes: 2048, authorize: (r) => (r.headers.get('x-user') ? { id: r.headers.get('x-user') } : undefined), allowModel: (_p, m) => m !== 'mock:premium' });
   const auth = { 'x-user': 'ann' };
   cases.push(['malformed JSON', () => app.request('/chat', chatRequest('{"thread":', auth)), 400, 'invalid_request']);
@@ -244,5 +244,22 @@ describe('bad input', () => {
     const res = await broken.request('/models');
     expect(res.status).toBe(500);
     expect(await res.json()).toEqual({ error: { code: 'server_error', message: 'Internal error' } });
+  });
+});
+
+describe('secrets', () => {
+  it('scrubs secret environment values from error events and chat-finish, whatever the runner says', async () => {
+    const app = createParlanceApp({
+      models,
+      env: { OPENAI_API_KEY: 'sk-live-abcdef123456', REGION: 'eu-west-1-long-value' },
+      async *run() {
+        yield { type: 'message-start' };
+        yield { type: 'error', code: 'authentication', message: 'Incorrect API key provided: sk-live-abcdef123456', retryable: false };
+        yield { type: 'chat-finish', haltReason: 'error', usage: {}, error: { code: 'authentication', message: 'key sk-live-abcdef123456' } };
+      },
+    });
+    const raw = JSON.stringify(await readAll(await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 's' }))));
+    expect(raw).not.toContain('sk-live-abcdef123456');
+    expect(raw).toContain('Incorrect API key provided: [redacted]');
   });
 });

@@ -26,7 +26,8 @@ import {
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { createMemoryRunStore, type RunStore } from './run-store.ts';
-import { type ChatBody, chatBodySchema, type Resume } from './schema.ts';
+import { type ChatBody, chatBodySchema, clientOptionsSchema, type Resume } from './schema.ts';
+import type { ZodType } from 'zod';
 import { sseResponse } from './sse.ts';
 
 export interface ModelEntry {
@@ -82,6 +83,8 @@ export interface ParlanceServerOptions {
   /** The runtime's environment when it is not Hono's `c.env` (default: process.env when present). */
   env?: Env;
   generateId?: (prefix: string) => string;
+  /** What `options` a client may send (default: temperature, topP, maxOutputTokens, thinking). */
+  clientOptions?: ZodType<Record<string, unknown>>;
   /** A path prefix the routes live under when the app is not mounted by a parent (e.g. '/api' for a Next.js catch-all route). */
   basePath?: string;
 }
@@ -122,6 +125,25 @@ async function readBody(request: Request, limit: number): Promise<string | Respo
     offset += chunk.byteLength;
   }
   return new TextDecoder().decode(bytes);
+}
+
+/** Values of secret-looking environment variables, to scrub from anything sent to a client. */
+function secretsOf(env: Env): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value && value.length >= 8 && /KEY|TOKEN|SECRET|PASSWORD/i.test(name)) out.push(value);
+  }
+  return out;
+}
+
+/** A last line of defence: an upstream error that echoes a key must not carry it to the browser. */
+function scrub(event: Event, secrets: string[]): Event {
+  if (secrets.length === 0 || (event.type !== 'error' && event.type !== 'chat-finish')) return event;
+  const text = JSON.stringify(event);
+  if (!secrets.some((s) => text.includes(s))) return event;
+  let clean = text;
+  for (const secret of secrets) clean = clean.split(secret).join('[redacted]');
+  return JSON.parse(clean) as Event;
 }
 
 function runtimeEnv(c: Context, fallback: Env | undefined): Env {
@@ -190,11 +212,12 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
       generateId,
     };
     if (body.resume) input.resume = body.resume;
+    const secrets = secretsOf(env);
     const work = (async () => {
       let finished = false;
       try {
         for await (const raw of options.run(input)) {
-          const event = raw.type === 'message-start' && !raw.messageId ? { ...raw, messageId: generateId('msg') } : raw;
+          const event = scrub(raw.type === 'message-start' && !raw.messageId ? { ...raw, messageId: generateId('msg') } : raw, secrets);
           await store.append(runId, event);
           if (event.type === 'chat-finish') {
             finished = true;
@@ -210,7 +233,7 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
         }
       } catch (error) {
         const failure = ParlanceError.from(error);
-        await store.append(runId, errorEvent({ code: failure.code, message: failure.message, retryable: failure.retryable }));
+        await store.append(runId, scrub(errorEvent({ code: failure.code, message: failure.message, retryable: failure.retryable }), secrets));
       } finally {
         if (!finished) {
           const haltReason: HaltReason = controller.signal.aborted ? 'cancelled' : 'error';
@@ -245,6 +268,12 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
       return errorResponse(400, 'invalid_request', 'The request body is invalid', parsed.error.issues);
     }
     const body = parsed.data;
+    const clientOptions = (options.clientOptions ?? clientOptionsSchema).safeParse(body.options ?? {});
+    if (!clientOptions.success) {
+      const issues = clientOptions.error.issues.map((issue) => ({ ...issue, path: ['options', ...issue.path] }));
+      return errorResponse(400, 'invalid_request', 'These options are not accepted', issues);
+    }
+    body.options = clientOptions.data;
     let thread: Thread;
     try {
       thread = body.thread

@@ -11,3 +11,5 @@ export {
 export { createMemoryRunStore, type MemoryRunStoreOptions, type RunRecord, type RunStatus, type RunStore, type StoredEvent } from './run-store.ts';
 export { chatBodySchema, resumeSchema, type ChatBody, type Resume } from './schema.ts';
 export { SSE_HEADERS, sseResponse } from './sse.ts';
+export { catalogModels, engineRunner, type EngineRunnerOptions } from './engine-runner.ts';
+export { clientOptionsSchema, type ClientOptions } from './schema.ts';

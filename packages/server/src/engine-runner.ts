@@ -1,0 +1,40 @@
+/**
+ * The default runner: the Parlance engine's multi-step chat loop. The engine is
+ * built per run with the runtime's environment (Workers bindings or process.env),
+ * so provider keys are read where they live and never travel with a request.
+ */
+import { createEngine, type EngineOptions, getModelInfo } from '@parlance/engine';
+import type { ChatRunner, Env, ModelEntry } from './handler.ts';
+
+export interface EngineRunnerOptions {
+  /** Engine settings (tools, system prompt, hooks, model resolver, fetch), or a function of the environment. */
+  engine?: Omit<EngineOptions, 'env' | 'generateId'> | ((env: Env) => Omit<EngineOptions, 'env' | 'generateId'>);
+}
+
+export function engineRunner(options: EngineRunnerOptions = {}): ChatRunner {
+  return (input) => {
+    const settings = typeof options.engine === 'function' ? options.engine(input.env) : (options.engine ?? {});
+    const engine = createEngine({ ...settings, env: input.env, generateId: () => input.generateId('msg') });
+    const call: Parameters<typeof engine.streamChat>[0] = { ...input.options, thread: input.thread, model: input.model, signal: input.signal };
+    if (input.resume) call.resume = input.resume;
+    return engine.streamChat(call);
+  };
+}
+
+/** Model entries with capabilities from the engine's catalog, for `GET /models`. */
+export function catalogModels(ids: string[]): ModelEntry[] {
+  return ids.map((id) => {
+    const at = id.indexOf(':');
+    const provider = at > 0 ? id.slice(0, at) : id;
+    const info = getModelInfo(provider, id.slice(at + 1));
+    const capabilities: Record<string, unknown> = {
+      contextWindow: info.contextWindow,
+      maxOutputTokens: info.maxOutputTokens,
+      input: info.input,
+      known: info.known,
+    };
+    if (info.reasoning !== undefined) capabilities.reasoning = info.reasoning;
+    if (info.pricing) capabilities.pricing = info.pricing;
+    return { id, provider, capabilities };
+  });
+}
