@@ -52,7 +52,7 @@ export interface Engine {
 }
 
 function defaultId(): string {
-  return globalThis.crypto.randomUUID();
+  return crypto.randomUUID();
 }
 
 function toMessage(input: MessageInput, generateId: () => string): Message {

@@ -145,7 +145,7 @@ export async function runToolCall(call: ToolCallPart, ctx: RunToolContext, resol
       outcome = result(call, text, true, error);
     }
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
     ctx.signal.removeEventListener('abort', onAbort);
     // Stop whatever the handler still runs (a timed-out fetch, a child process).
     if (!controller.signal.aborted) controller.abort(new ParlanceError('aborted', 'The tool call is over'));

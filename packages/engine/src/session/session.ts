@@ -57,7 +57,7 @@ export class ChatSession {
   }
 
   static create(options: { id?: string; thread?: Thread } = {}): ChatSession {
-    const thread = options.thread ?? createThread(options.id ?? globalThis.crypto.randomUUID());
+    const thread = options.thread ?? createThread(options.id ?? crypto.randomUUID());
     return new ChatSession({ version: SESSION_VERSION, thread, status: 'idle', pending: [], decisions: {} });
   }
 

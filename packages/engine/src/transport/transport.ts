@@ -134,7 +134,9 @@ export function createTransport(options: TransportOptions = {}): Transport {
             controller.abort(timeoutReason(`${providerName} sent no data within ${firstByteMs} ms`));
           }, firstByteMs)
         : undefined;
-    const settle = () => clearTimeout(timer);
+    const settle = () => {
+      if (timer !== undefined) clearTimeout(timer);
+    };
 
     const thrown = (error: unknown): Attempt => {
       settle();
@@ -245,7 +247,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
             release();
             out.error(failure);
           } finally {
-            clearTimeout(idleTimer);
+            if (idleTimer !== undefined) clearTimeout(idleTimer);
           }
         },
         cancel(reason) {

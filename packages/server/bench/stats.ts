@@ -1,0 +1,59 @@
+/** Percentiles and table cells for the load bench. */
+import type { StreamResult } from './sse-client.ts';
+
+/** Nearest-rank percentile of the finite values (NaN when there are none). */
+export function percentile(values: number[], p: number): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+export interface BatchSummary {
+  label: string;
+  concurrency: number;
+  completed: number;
+  failed: number;
+  /** Distinct frame counts per completed stream, e.g. '57' or '56-57'. */
+  framesPerStream: string;
+  ttfb: { p50: number; p99: number };
+  ttft: { p50: number; p99: number };
+  total: { p50: number; p99: number };
+  wallMs: number;
+  problems: string[];
+}
+
+export function summarize(label: string, concurrency: number, results: StreamResult[], wallMs: number): BatchSummary {
+  const ok = results.filter((r) => r.ok);
+  const counts = ok.map((r) => r.frames);
+  const min = counts.length ? Math.min(...counts) : NaN;
+  const max = counts.length ? Math.max(...counts) : NaN;
+  const pick = (key: 'ttfbMs' | 'ttftMs' | 'totalMs') => {
+    const values = ok.map((r) => r[key]);
+    return { p50: percentile(values, 50), p99: percentile(values, 99) };
+  };
+  return {
+    label,
+    concurrency,
+    completed: ok.length,
+    failed: results.length - ok.length,
+    framesPerStream: Number.isNaN(min) ? '-' : min === max ? String(min) : `${min}-${max}`,
+    ttfb: pick('ttfbMs'),
+    ttft: pick('ttftMs'),
+    total: pick('totalMs'),
+    wallMs,
+    problems: [...new Set(results.filter((r) => !r.ok).map((r) => r.problem ?? 'unknown'))].slice(0, 5),
+  };
+}
+
+export const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : '-');
+export const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(2);
+export const signedMb = (bytes: number) => `${bytes >= 0 ? '+' : ''}${mb(bytes)}`;
+
+/** Left-aligned first column, right-aligned others. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
+  return rows
+    .map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '))
+    .join('\n');
+}
