@@ -35,7 +35,7 @@ afterEach(() => {
 
 it('is pasted verbatim in the README', () => {
   const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
-  for (const file of ['server.ts', 'chat.tsx']) {
+  for (const file of ['server.ts', 'chat.tsx', '../worker/examples/nextjs-route.ts']) {
     expect(readme, `${file} in README.md`).toContain(readFileSync(join(import.meta.dirname, file), 'utf8').trim());
   }
 });

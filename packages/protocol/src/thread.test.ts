@@ -73,9 +73,17 @@ describe('thread codec', () => {
         const root = JSON.parse(serializeThread(t)) as Record<string, unknown>;
         const nodes: [Record<string, unknown> | unknown[], string | number][] = [];
         const visit = (node: unknown) => {
-          if (Array.isArray(node)) node.forEach((v, i) => (nodes.push([node, i]), visit(v)));
-          else if (node && typeof node === 'object')
-            for (const [k, v] of Object.entries(node)) nodes.push([node as Record<string, unknown>, k]), visit(v);
+          if (Array.isArray(node)) {
+            node.forEach((v, i) => {
+              nodes.push([node, i]);
+              visit(v);
+            });
+          } else if (node && typeof node === 'object') {
+            for (const [k, v] of Object.entries(node)) {
+              nodes.push([node as Record<string, unknown>, k]);
+              visit(v);
+            }
+          }
         };
         visit(root);
         const [parent, key] = nodes[seed % nodes.length]!;
