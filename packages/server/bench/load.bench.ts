@@ -2,25 +2,27 @@
  * Load bench: the Parlance server on Node (@hono/node-server) with the real engine,
  * calling the mock provider over real HTTP (both hops on 127.0.0.1).
  *
- *   client --HTTP/SSE--> Parlance server --HTTP/SSE--> mock provider (openai_completions)
+ *   this process: client ──HTTP/SSE──> child process: Parlance server ──HTTP/SSE──> this process: mock provider
  *
- * It reports, per batch, how many streamed chats completed with every event, time to
- * first byte and to first token, for the provider called directly (the same request
- * the engine sends) and through the server; the server's added latency is the
- * difference. Heap (after gc) is taken before the load, right after it, and after the
- * run store lets go of the finished runs, over two identical rounds.
+ * The server runs in its own process (server-process.ts) so its event loop and heap
+ * are not shared with the load generator. The bench reports, per batch, how many
+ * streamed chats completed with every event, time to first byte and to first token,
+ * for the provider called directly (the same request the engine sends) and through
+ * the server; the server's added latency is the difference. The server's heap (after
+ * gc) is taken before the load, right after it, and after the run store lets go of
+ * the finished runs, over two identical rounds.
  *
  * Run: `pnpm bench` (node --expose-gc --import tsx bench/load.bench.ts).
- * Knobs: BENCH_CONCURRENCY (200), BENCH_DELTAS (50), BENCH_DELAY_MS (2).
+ * Knobs: BENCH_CONCURRENCY (200), BENCH_DELTAS (50), BENCH_DELAY_MS (2), BENCH_CPU_PROF (a directory).
  * Exits non-zero only when the bench itself breaks (a crash or the global timeout),
  * never because of a timing or a FAIL line.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { openaiCompatible, resolveModel } from '@parlance/engine';
+import { type ChildProcess, fork } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { serveMockProvider } from '@parlance/testing';
-import { createMemoryRunStore, createParlanceApp, engineRunner } from '../src/index.ts';
+import type { FromServer, ToServer } from './server-process.ts';
+
+type FromServerMeasured = Extract<FromServer, { type: 'measured' }>;
 import { directChat, type Expect, serverChat, type StreamResult } from './sse-client.ts';
 import { type BatchSummary, mb, ms, signedMb, summarize, table } from './stats.ts';
 
@@ -28,58 +30,57 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 50);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 2);
 /** Unloaded latency: this many requests one after another, each way. */
-const SEQUENTIAL = 30;
-/** Finished runs stay resumable this long (the default is 10 minutes); short so a round can be released. */
-const RETAIN_MS = 1_000;
+const SEQUENTIAL = Math.max(10, Math.min(30, Math.floor(4_000 / (DELTAS * DELAY_MS + 20))));
 const ROUNDS = 2;
 const REQUEST_TIMEOUT_MS = 30_000;
 const GLOBAL_TIMEOUT_MS = 120_000;
 /** Heap after release may differ from the start by this much and still count as "returned". */
 const HEAP_MARGIN_BYTES = 1 * 2 ** 20;
 
-const gc = (globalThis as { gc?: () => void }).gc;
+let child: ChildProcess | undefined;
 
 const deadline = setTimeout(() => {
   console.error(`\nBENCH ABORTED: not finished within ${GLOBAL_TIMEOUT_MS / 1000} s`);
+  child?.kill();
   process.exit(2);
 }, GLOBAL_TIMEOUT_MS);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The next message of this type from the server process. */
+function next<T extends FromServer['type']>(type: T): Promise<Extract<FromServer, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: FromServer) => {
+      if (message.type !== type) return;
+      child!.off('message', onMessage);
+      child!.off('exit', onExit);
+      resolve(message as Extract<FromServer, { type: T }>);
+    };
+    const onExit = (code: number | null) => reject(new Error(`The server process exited (${code}) while the bench waited for "${type}"`));
+    child!.on('message', onMessage);
+    child!.once('exit', onExit);
+  });
+}
 
-/** heapUsed after full collections (several, with turns in between, so finalizers and weak refs settle). */
-async function heapUsed(): Promise<number> {
-  for (let i = 0; i < 4; i++) {
-    gc?.();
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  await sleep(50);
-  gc?.();
-  return process.memoryUsage().heapUsed;
+function ask<T extends FromServer['type']>(message: ToServer, reply: T) {
+  const answer = next(reply);
+  child!.send(message);
+  return answer;
 }
 
 async function main() {
+  const loadAtStart = loadavg()[0]!;
   const deltas = Array.from({ length: DELTAS }, (_, i) => `tok${i} `);
   const expect: Expect = { deltas };
   const mock = await serveMockProvider({
     dialect: 'openai_completions',
     script: [{ text: deltas, usage: { inputTokens: 5, outputTokens: DELTAS }, delayMs: DELAY_MS }],
   });
-  const provider = openaiCompatible({ id: 'mock', baseURL: `${mock.url}/v1`, apiKeyEnv: 'MOCK_API_KEY' });
-  const store = createMemoryRunStore({ retainMs: RETAIN_MS });
-  const app = createParlanceApp({
-    models: [{ id: 'mock:bench', provider: 'mock' }],
-    env: { MOCK_API_KEY: 'sk-bench-not-a-secret' },
-    store,
-    run: engineRunner({ engine: { resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { mock: provider } }) } }),
+  child = fork(new URL('./server-process.ts', import.meta.url), {
+    // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there.
+    execArgv: ['--expose-gc', '--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    env: { ...process.env, MOCK_URL: mock.url },
   });
-  // Without createServer options, serve() makes a plain node:http server.
-  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;
-  await new Promise<void>((resolve, reject) => {
-    if (server.listening) resolve();
-    server.once('listening', () => resolve());
-    server.once('error', reject);
-  });
-  const chatUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/chat`;
+  const { port } = await next('ready');
+  const chatUrl = `http://127.0.0.1:${port}/chat`;
 
   let nextId = 0;
   const chatBody = () => {
@@ -116,14 +117,15 @@ async function main() {
     for (let i = 0; i < n; i++) results.push(await one(kind));
     return summarize(label, 1, results, performance.now() - start);
   }
-  /** Lets the run store drop finished runs: wait past retainMs, then one chat (its create sweeps). */
+  /** Moves the server's store clock past retainMs, then one chat (its create sweeps expired runs). */
   async function release(): Promise<void> {
-    await sleep(RETAIN_MS + 100);
+    await ask({ type: 'expire' }, 'expired');
     const sweep = await one('server');
     if (!sweep.ok) throw new Error(`The sweep chat did not complete: ${sweep.problem}`);
     // The mock records every request it gets; it is not the code under test, so it forgets them.
     mock.handler.reset();
   }
+  const measure = (settle: boolean) => ask({ type: 'measure', settle }, 'measured');
 
   // Warm up at full size (JIT, connection pools, buffers), so "before" is a steady state, not a cold start.
   process.stdout.write('warming up… ');
@@ -135,28 +137,32 @@ async function main() {
   const seqServer = await sequential('server', SEQUENTIAL, 'via Parlance server');
   await release();
 
-  const heapBefore = await heapUsed();
-  const rounds: { direct: BatchSummary; server: BatchSummary; heapAfter: number; storeAfter: number; heapReleased: number; storeReleased: number }[] = [];
+  const before = await measure(true);
+  const rounds: { direct: BatchSummary; server: BatchSummary; cpuMicros: number; after: FromServerMeasured; released: FromServerMeasured }[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     process.stdout.write(`round ${round}… `);
     const direct = await concurrent('direct', CONCURRENCY, `direct to provider (round ${round})`);
+    const cpuStart = (await ask({ type: 'cpu' }, 'cpu')).micros;
     const viaServer = await concurrent('server', CONCURRENCY, `via Parlance server (round ${round})`);
-    const heapAfter = await heapUsed();
-    const storeAfter = store.size();
+    const cpuMicros = (await ask({ type: 'cpu' }, 'cpu')).micros - cpuStart;
+    const after = await measure(false);
     await release();
-    const heapReleased = await heapUsed();
-    rounds.push({ direct, server: viaServer, heapAfter, storeAfter, heapReleased, storeReleased: store.size() });
+    const released = await measure(true);
+    rounds.push({ direct, server: viaServer, cpuMicros, after, released });
   }
   console.log('done\n');
 
+  const exited = new Promise((resolve) => child!.once('exit', resolve));
+  child.send({ type: 'exit' } satisfies ToServer);
+  await exited;
   await mock.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
 
   // ---- report ----
   console.log(`Parlance server load bench · Node ${process.version} · @hono/node-server · engine -> mock provider (openai_completions)`);
-  console.log(`script: ${DELTAS} text deltas, ${DELAY_MS} ms apart, then usage · both hops real HTTP on 127.0.0.1 · one process`);
-  console.log(`run store: memory, retainMs ${RETAIN_MS} · gc: ${gc ? 'exposed' : 'NOT exposed (run with node --expose-gc)'}\n`);
+  console.log(`script: ${DELTAS} text deltas, ${DELAY_MS} ms apart, then usage · both hops real HTTP on 127.0.0.1 · server in its own process`);
+  console.log('run store: memory, default retainMs (10 min); the bench advances its clock past that to release a round');
+  // Latency under load depends on what else the machine runs; the CPU time per chat below does not.
+  console.log(`machine: ${availableParallelism()} CPUs, 1-min load average ${loadAtStart.toFixed(2)} at start, ${loadavg()[0]!.toFixed(2)} at end\n`);
 
   const batches = [seqDirect, seqServer, ...rounds.flatMap((r) => [r.direct, r.server])];
   console.log(
@@ -199,23 +205,35 @@ async function main() {
     ]),
   );
 
-  console.log('\nHeap used after gc (MB):');
+  console.log('\nServer process CPU time (user + system) while it served the round, independent of how busy the machine is:');
+  for (const [i, r] of rounds.entries()) {
+    const perChat = r.cpuMicros / 1000 / CONCURRENCY;
+    console.log(`  round ${i + 1}: ${(r.cpuMicros / 1e6).toFixed(2)} s for ${CONCURRENCY} chats = ${perChat.toFixed(2)} ms a chat, ${(r.cpuMicros / Math.max(1, r.server.framesTotal)).toFixed(0)} µs an event sent`);
+  }
+
+  console.log('\nServer process heap used after gc (MB); runs = runs the store holds, sockets = open TCP sockets:');
   console.log(
     table([
-      ['', 'before', 'after load', 'runs held', 'after release', 'runs held', 'release - before'],
+      ['', 'before', 'runs', 'sockets', 'after load', 'runs', 'sockets', 'after release', 'runs', 'sockets', 'release - before'],
       ...rounds.map((r, i) => [
         `round ${i + 1}`,
-        mb(heapBefore),
-        mb(r.heapAfter),
-        String(r.storeAfter),
-        mb(r.heapReleased),
-        String(r.storeReleased),
-        signedMb(r.heapReleased - heapBefore),
+        mb(before.heapUsed),
+        String(before.runs),
+        String(before.sockets),
+        mb(r.after.heapUsed),
+        String(r.after.runs),
+        String(r.after.sockets),
+        mb(r.released.heapUsed),
+        String(r.released.runs),
+        String(r.released.sockets),
+        signedMb(r.released.heapUsed - before.heapUsed),
       ]),
     ]),
   );
-  const heldPerRun = (rounds[0]!.heapAfter - rounds[0]!.heapReleased) / Math.max(1, rounds[0]!.storeAfter - rounds[0]!.storeReleased);
-  console.log(`  (finished runs held for resume cost about ${(heldPerRun / 1024).toFixed(1)} KB each until retainMs passes)`);
+  const first = rounds[0]!;
+  const heldPerRun = (first.after.heapUsed - first.released.heapUsed) / Math.max(1, first.after.runs - first.released.runs);
+  console.log(`  ("after load" still holds the finished runs for resume and the keep-alive sockets: about ${(heldPerRun / 1024).toFixed(1)} KB a run;`);
+  console.log('   "after release" is after retainMs has passed and idle keep-alive connections have closed)');
 
   const verdict = (pass: boolean, text: string) => console.log(`${pass ? 'PASS' : 'FAIL'}  ${text}`);
   console.log('');
@@ -232,14 +250,13 @@ async function main() {
     `added latency to first token reported: p50 ${ms(a.p50)} ms, p99 ${ms(a.p99)} ms at concurrency ${CONCURRENCY}; p50 ${ms(added(seqDirect, seqServer).p50)} ms unloaded`,
   );
   for (const [i, r] of rounds.entries()) {
-    const diff = r.heapReleased - heapBefore;
+    const diff = r.released.heapUsed - before.heapUsed;
     verdict(Math.abs(diff) <= HEAP_MARGIN_BYTES, `round ${i + 1}: heap returns to its start after the run store lets go (${signedMb(diff)} MB, margin ±${mb(HEAP_MARGIN_BYTES)} MB)`);
   }
   for (let i = 1; i < rounds.length; i++) {
-    const growth = rounds[i]!.heapReleased - rounds[i - 1]!.heapReleased;
+    const growth = rounds[i]!.released.heapUsed - rounds[i - 1]!.released.heapUsed;
     verdict(Math.abs(growth) <= HEAP_MARGIN_BYTES, `no growth per round: after release, round ${i + 1} vs round ${i}: ${signedMb(growth)} MB`);
   }
-  if (!gc) console.log('NOTE  heap figures without --expose-gc are not meaningful');
 }
 
 main()
@@ -250,5 +267,6 @@ main()
   })
   .catch((error: unknown) => {
     console.error('\nBENCH CRASHED:', error);
+    child?.kill();
     process.exit(1);
   });

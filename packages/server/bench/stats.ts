@@ -16,6 +16,8 @@ export interface BatchSummary {
   failed: number;
   /** Distinct frame counts per completed stream, e.g. '57' or '56-57'. */
   framesPerStream: string;
+  /** Frames over all completed streams. */
+  framesTotal: number;
   ttfb: { p50: number; p99: number };
   ttft: { p50: number; p99: number };
   total: { p50: number; p99: number };
@@ -38,6 +40,7 @@ export function summarize(label: string, concurrency: number, results: StreamRes
     completed: ok.length,
     failed: results.length - ok.length,
     framesPerStream: Number.isNaN(min) ? '-' : min === max ? String(min) : `${min}-${max}`,
+    framesTotal: counts.reduce((a, b) => a + b, 0),
     ttfb: pick('ttfbMs'),
     ttft: pick('ttftMs'),
     total: pick('totalMs'),

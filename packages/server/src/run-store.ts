@@ -44,22 +44,29 @@ interface MemoryRun {
 export interface MemoryRunStoreOptions {
   /** How long a finished run stays resumable (default 10 minutes). */
   retainMs?: number;
+  /** At most this many runs are kept; the oldest finished ones go first (default 10,000). */
+  maxRuns?: number;
   now?: () => number;
 }
 
 export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunStore & { size(): number } {
   const retainMs = options.retainMs ?? 10 * 60_000;
   const now = options.now ?? Date.now;
+  const maxRuns = options.maxRuns ?? 10_000;
   const runs = new Map<string, MemoryRun>();
   const byKey = new Map<string, string>();
 
   // Expired runs are dropped lazily on each create: no timers, so nothing keeps a process or isolate alive.
   function sweep() {
     const limit = now() - retainMs;
+    let excess = runs.size + 1 - maxRuns;
+    // Map order is creation order, so the first finished runs met are the oldest.
     for (const [id, run] of runs) {
-      if (run.finishedAt !== undefined && run.finishedAt < limit) {
+      if (run.finishedAt === undefined) continue;
+      if (run.finishedAt < limit || excess > 0) {
         runs.delete(id);
         byKey.delete(run.record.requestKey);
+        excess--;
       }
     }
   }

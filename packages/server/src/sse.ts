@@ -29,14 +29,20 @@ export function sseResponse(
 ): Response {
   const encoder = new TextEncoder();
   const controller = new AbortController();
+  const events = follow(controller.signal)[Symbol.asyncIterator]();
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let closed = false;
   const stop = () => {
+    if (closed) return;
+    closed = true;
     if (heartbeat !== undefined) clearInterval(heartbeat);
-    heartbeat = undefined;
     if (!controller.signal.aborted) controller.abort();
+    options.onClose?.();
   };
+  // Pull-based: the next event is read from the store only when the client has taken
+  // the previous one, so a slow reader never builds a second copy of the run in memory.
   const body = new ReadableStream<Uint8Array>({
-    async start(stream) {
+    start(stream) {
       heartbeat = setInterval(() => {
         try {
           stream.enqueue(encoder.encode(': ping\n\n'));
@@ -44,21 +50,27 @@ export function sseResponse(
           stop();
         }
       }, options.heartbeatMs);
+    },
+    async pull(stream) {
       try {
-        for await (const { seq, event } of follow(controller.signal)) {
-          stream.enqueue(encoder.encode(formatSseFrame(event, formatEventId(options.runId, seq))));
+        const next = await events.next();
+        if (closed) return;
+        if (next.done) {
+          stop();
+          stream.close();
+          return;
         }
-        stop();
-        stream.close();
+        const { seq, event } = next.value;
+        stream.enqueue(encoder.encode(formatSseFrame(event, formatEventId(options.runId, seq))));
       } catch (error) {
+        if (closed) return;
         stop();
-        if (!controller.signal.aborted) stream.error(error);
-      } finally {
-        options.onClose?.();
+        stream.error(error);
       }
     },
     cancel() {
       stop();
+      void events.return?.();
     },
   });
   return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...options.headers, 'X-Parlance-Run-Id': options.runId } });
