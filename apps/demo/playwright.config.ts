@@ -1,0 +1,41 @@
+import { defineConfig } from '@playwright/test';
+
+const PORT = Number(process.env.PORT ?? 4321);
+
+export default defineConfig({
+  testDir: './e2e',
+  fullyParallel: false,
+  workers: 1,
+  timeout: 60_000,
+  reporter: process.env.CI ? 'line' : 'list',
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    browserName: 'chromium',
+    headless: true,
+    viewport: { width: 1200, height: 860 },
+    launchOptions: {
+      // Debian's chromium (apt-get install chromium); Playwright's own browser download is unreachable here.
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  webServer: {
+    // The production-style server over the `vite build` output (the test script builds first);
+    // E2E_DEV=1 runs the same tests against the Vite dev server (`pnpm dev`, React StrictMode on).
+    command: process.env.E2E_DEV ? `vite --port ${PORT} --strictPort` : 'tsx server.ts',
+    url: `http://127.0.0.1:${PORT}/api/models`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    // No provider keys: the tests talk to the built-in mock model only.
+    env: { PORT: String(PORT), OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', GOOGLE_GENERATIVE_AI_API_KEY: '' },
+  },
+});

@@ -1,0 +1,19 @@
+// Production-style server: the demo API under /api plus the built page from dist/
+// (`pnpm start` builds it first). Keys are read from this process's environment only.
+import { existsSync } from 'node:fs';
+import { serve } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { createDemoApi } from './src/server/api.ts';
+
+if (!existsSync('./dist/index.html')) {
+  console.error('dist/ is missing: run `pnpm build` (or `pnpm start`, which builds first).');
+  process.exit(1);
+}
+
+const { app } = createDemoApi();
+app.use('/*', serveStatic({ root: './dist' }));
+
+const port = Number(process.env.PORT ?? 4321);
+serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) => {
+  console.log(`Parlance demo on http://127.0.0.1:${info.port}`);
+});

@@ -1,0 +1,113 @@
+/**
+ * The open conversation: messages (one subscribed row each), the error of a failed
+ * run, stop / regenerate, and the composer. `useChat` keeps the thread in
+ * localStorage; a reload in the middle of an answer resumes its stream.
+ */
+import { threadKeys, ChatProvider, useChat, useThreadMessageIds } from '@parlance/react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { MessageRow } from './message-view.tsx';
+import { persist } from './threads.ts';
+
+export function Chat({ threadId, model }: { threadId: string; model: string | undefined }) {
+  const chat = useChat({ api: '/api', threadId, persist, ...(model ? { model } : {}) });
+  const ids = useThreadMessageIds(chat.store);
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState('');
+  const scroller = useRef<HTMLDivElement>(null);
+  const busy = chat.status === 'submitted' || chat.status === 'streaming';
+  const lastId = ids.at(-1);
+  const awaitingApproval = chat.pending.some((p) => p.kind === 'approval');
+  const canRegenerate =
+    chat.status === 'ready' && !awaitingApproval && chat.messages.some((m) => m.role === 'user') && chat.messages.at(-1)?.role !== 'user';
+
+  // Follow the answer as it streams, unless the reader scrolled up.
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    let stuck = true;
+    const onScroll = () => {
+      stuck = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+    };
+    el.addEventListener('scroll', onScroll);
+    const unsubscribe = chat.store.subscribe(() =>
+      requestAnimationFrame(() => {
+        if (stuck) el.scrollTop = el.scrollHeight;
+      }),
+    );
+    el.scrollTop = el.scrollHeight;
+    return () => {
+      el.removeEventListener('scroll', onScroll);
+      unsubscribe();
+    };
+  }, [chat.store]);
+
+  function submit(event?: FormEvent) {
+    event?.preventDefault();
+    const text = draft.trim();
+    if (!text) return;
+    setDraft('');
+    void chat.send(text);
+    // The thread is saved as soon as it has a message: list it in the sidebar now, not when the answer ends.
+    void chat.store.persisted().then(() => queryClient.invalidateQueries({ queryKey: threadKeys.all }));
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) submit(event);
+  }
+
+  return (
+    <ChatProvider store={chat.store}>
+      <div className="messages" ref={scroller} data-testid="messages" aria-live="polite" aria-busy={busy}>
+        {ids.length === 0 && chat.status !== 'loading' && (
+          <div className="empty">
+            <h2>Ask anything</h2>
+            <p>
+              With the demo model, try <code>weather in Paris</code>, <code>what time is it</code>, <code>long</code> or <code>error</code>.
+            </p>
+          </div>
+        )}
+        {ids.map((id) => (
+          <MessageRow key={id} id={id} streaming={busy && id === lastId} />
+        ))}
+        {chat.status === 'submitted' && <div className="typing" role="status" title="Waiting for the model">●●●</div>}
+        {chat.status === 'ready' && chat.haltReason === 'cancelled' && <div className="note" data-testid="stopped">Stopped. The partial answer is kept.</div>}
+        {chat.status === 'error' && chat.error && (
+          <div className="error" role="alert" data-testid="error">
+            <strong>The model could not answer.</strong> {chat.error.message}
+            <button type="button" onClick={() => void chat.retry()}>
+              Retry
+            </button>
+          </div>
+        )}
+      </div>
+      <form className="composer" onSubmit={submit}>
+        {awaitingApproval && <div className="hint">Approve or deny the tool call above to continue.</div>}
+        <textarea
+          aria-label="Message"
+          placeholder="Message the model (Enter to send, Shift+Enter for a new line)"
+          value={draft}
+          rows={2}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={onKeyDown}
+        />
+        <div className="composer-actions">
+          {canRegenerate && (
+            <button type="button" onClick={() => void chat.regenerate()}>
+              Regenerate
+            </button>
+          )}
+          {busy ? (
+            <button type="button" className="stop" onClick={() => void chat.stop()}>
+              Stop
+            </button>
+          ) : (
+            <button type="submit" className="primary" disabled={!draft.trim() || chat.status === 'loading'}>
+              Send
+            </button>
+          )}
+        </div>
+      </form>
+    </ChatProvider>
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * One message, subscribed on its own (`useMessage`): while an answer streams only
+ * its row re-renders. Text is Markdown; reasoning sits in a collapsed block; tool
+ * calls show their arguments, their result (found in the tool message that answers
+ * them) and, when the run waits for it, an approve / deny prompt.
+ */
+import type { PendingInput } from '@parlance/client';
+import type { Message, Part, ReasoningPart, ToolCallPart, ToolResultPart, Usage } from '@parlance/protocol';
+import { useChatStore, useMessage } from '@parlance/react';
+import { useSyncExternalStore } from 'react';
+import ReactMarkdown from 'react-markdown';
+import { formatJson, formatUsage } from './format.ts';
+
+function findResult(messages: Message[], toolCallId: string): ToolResultPart | undefined {
+  for (const m of messages) {
+    if (m.role !== 'tool' && m.role !== 'assistant') continue;
+    for (const p of m.parts) if (p.type === 'tool-result' && p.toolCallId === toolCallId) return p;
+  }
+  return undefined;
+}
+
+function useToolResult(toolCallId: string): ToolResultPart | undefined {
+  const store = useChatStore();
+  const get = () => findResult(store.getSnapshot().thread.messages, toolCallId);
+  return useSyncExternalStore(store.subscribe, get, get);
+}
+
+function usePending(toolCallId: string): PendingInput | undefined {
+  const store = useChatStore();
+  const get = () => store.getSnapshot().pending.find((p) => p.toolCallId === toolCallId);
+  return useSyncExternalStore(store.subscribe, get, get);
+}
+
+function Reasoning({ part, streaming }: { part: ReasoningPart; streaming: boolean }) {
+  if (part.redacted) return <div className="reasoning redacted">Reasoning withheld by the provider</div>;
+  return (
+    <details className="reasoning">
+      <summary>{streaming ? 'Thinking…' : 'Reasoning'}</summary>
+      <div className="reasoning-text">{part.text}</div>
+    </details>
+  );
+}
+
+function ToolCall({ part }: { part: ToolCallPart }) {
+  const store = useChatStore();
+  const result = useToolResult(part.id);
+  const pending = usePending(part.id);
+  const waiting = pending?.kind === 'approval';
+  const state = result ? (result.isError ? 'error' : 'done') : waiting ? 'needs approval' : 'running…';
+  return (
+    <div className={`tool-call ${result?.isError ? 'is-error' : ''}`} data-testid="tool-call" data-tool={part.name}>
+      <div className="tool-head">
+        <span className="tool-icon" aria-hidden>
+          ⚙
+        </span>
+        <code className="tool-name">{part.name}</code>
+        <span className={`tool-state state-${state.replace(/\W+/g, '-')}`}>{state}</span>
+      </div>
+      <div className="tool-section-label">Arguments</div>
+      <pre className="tool-args">{part.input === undefined ? '…' : formatJson(part.input)}</pre>
+      {result && (
+        <>
+          <div className="tool-section-label">Result</div>
+          <pre className="tool-result" data-testid="tool-result">
+            {formatJson(result.output)}
+          </pre>
+        </>
+      )}
+      {waiting && (
+        <div className="approval">
+          <span>
+            Run <code>{part.name}</code> with these arguments?
+          </span>
+          <button type="button" className="primary" onClick={() => void store.approve(part.id)}>
+            Approve
+          </button>
+          <button type="button" onClick={() => void store.deny(part.id)}>
+            Deny
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Footer({ message }: { message: Message }) {
+  const usage = formatUsage(message.metadata?.usage as Usage | undefined);
+  const model = message.provenance?.model;
+  if (!usage && !model) return null;
+  return (
+    <div className="message-footer">
+      {model && <span className="model">{message.provenance?.provider}:{model}</span>}
+      {usage && <span data-testid="usage">{usage}</span>}
+    </div>
+  );
+}
+
+function PartView({ part, streaming }: { part: Part; streaming: boolean }) {
+  switch (part.type) {
+    case 'reasoning':
+      return <Reasoning part={part} streaming={streaming} />;
+    case 'text':
+      return (
+        <div className="markdown" data-testid="answer-text">
+          <ReactMarkdown>{part.text}</ReactMarkdown>
+        </div>
+      );
+    case 'tool-call':
+      return <ToolCall part={part} />;
+    case 'source':
+      return (
+        <a className="source" href={part.url} target="_blank" rel="noreferrer">
+          {part.title ?? part.url}
+        </a>
+      );
+    default:
+      return null;
+  }
+}
+
+export function MessageRow({ id, streaming }: { id: string; streaming: boolean }) {
+  const message = useMessage(id);
+  if (!message || message.role === 'tool' || message.role === 'system') return null;
+  if (message.role === 'user') {
+    const text = message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    return (
+      <div className="row user" data-testid="user-message">
+        <div className="bubble">{text}</div>
+      </div>
+    );
+  }
+  // An answer that failed before its first word has nothing to show (the error says why).
+  if (message.parts.length === 0) return null;
+  const last = message.parts.length - 1;
+  return (
+    <div className="row assistant" data-testid="assistant-message" data-message-id={message.id}>
+      <div className="assistant-body">
+        {message.parts.map((part, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts only grow at the end, so the index is a part's identity
+          <PartView key={i} part={part} streaming={streaming && i === last} />
+        ))}
+        <Footer message={message} />
+      </div>
+    </div>
+  );
+}

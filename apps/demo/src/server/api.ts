@@ -1,0 +1,72 @@
+/**
+ * The demo's API: the Parlance server app with the engine behind it, mounted under
+ * /api by the Vite dev server (vite.config.ts) and by the production server
+ * (server.ts). With no key set, the only model is the built-in mock: the engine
+ * talks to `mockProviderServer` in the Anthropic Messages wire format through an
+ * injected fetch, so the whole HTTP, decoding and tool path runs with no network.
+ */
+import { defineProvider, resolveModel } from '@parlance/engine';
+import { createParlanceApp, engineRunner, type Env } from '@parlance/server';
+import { mockProviderServer, type MockProviderHandler } from '@parlance/testing';
+import { Hono } from 'hono';
+import { withMessageUsage } from './message-usage.ts';
+import { demoScript } from './mock-script.ts';
+import { availableModels, MOCK_MODEL_ID, MOCK_MODEL_NAME, ollamaProbe } from './models.ts';
+import { demoTools } from './tools.ts';
+
+export interface DemoApiOptions {
+  /** Where provider keys are read (default process.env). */
+  env?: Env;
+  /** Multiplies the mock's per-delta delays (0 for fast tests). */
+  delayScale?: number;
+  /** Look for a local Ollama (default true). */
+  ollama?: boolean;
+}
+
+const SYSTEM = [
+  'You are the assistant in the Parlance demo chat. Answer concisely in Markdown.',
+  'Use get_weather for weather questions (the user approves each call) and get_time for the time.',
+].join(' ');
+
+export function createDemoApi(options: DemoApiOptions = {}) {
+  const mock: MockProviderHandler = mockProviderServer({
+    dialect: 'anthropic_messages',
+    script: demoScript({ delayScale: options.delayScale ?? 1 }),
+    encoder: { model: 'demo-mock' },
+  });
+  const demo = defineProvider(
+    {
+      id: 'demo',
+      name: MOCK_MODEL_NAME,
+      // Never contacted: every request goes to the mock through the fetch below.
+      baseURL: 'http://demo-mock.invalid',
+      auth: 'none',
+      dialect: 'anthropic_messages',
+      // Made-up prices, so the demo shows what cost per message looks like.
+      models: { mock: { contextWindow: 32_000, maxOutputTokens: 4_096, input: ['text'], reasoning: true, pricing: { input: 1, output: 4 } } },
+    },
+    {
+      fetch: async (input, init) => mock(new Request(input, init)),
+      // Show the scripted provider error at once instead of retrying it.
+      retry: false,
+    },
+  );
+  const probe = options.ollama === false ? undefined : ollamaProbe();
+  const parlance = createParlanceApp({
+    ...(options.env ? { env: options.env } : {}),
+    models: (env) => availableModels(env, probe),
+    defaultModel: MOCK_MODEL_ID,
+    run: withMessageUsage(
+      engineRunner({
+        engine: {
+          system: SYSTEM,
+          tools: demoTools,
+          resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { demo } }),
+        },
+      }),
+    ),
+  });
+  const app = new Hono();
+  app.route('/api', parlance);
+  return { app, parlance, mock };
+}

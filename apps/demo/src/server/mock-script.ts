@@ -1,0 +1,158 @@
+/**
+ * What the built-in demo model says. It reads the request the engine sent (in the
+ * Anthropic Messages wire format, https://docs.anthropic.com/en/api/messages) and
+ * reacts to the user's words, so a person trying the demo and a test driving it
+ * both get a predictable behaviour:
+ *
+ *   "weather"  reasons, then calls `get_weather` (needs the user's approval)
+ *   "time"     calls `get_time` (runs without approval)
+ *   "long"     a long answer, streamed slowly (try Stop, or reload the page)
+ *   "error"    the provider fails with an HTTP error
+ *   anything   a short Markdown answer with reasoning
+ */
+import type { RecordedRequest, ScriptedTurn } from '@parlance/testing';
+
+export interface ScriptOptions {
+  /** Multiplies every delay (0 in unit tests, 1 in the app). */
+  delayScale?: number;
+}
+
+/** The long answer's sentences: numbered, so a test can see a duplicated or a missing one. */
+export const LONG_SENTENCES = 30;
+export const longSentence = (n: number) => `Sentence ${n} of the long answer.`;
+
+export function longAnswer(): string {
+  const paragraphs: string[] = [];
+  for (let start = 1; start <= LONG_SENTENCES; start += 6) {
+    const sentences: string[] = [];
+    for (let n = start; n < start + 6 && n <= LONG_SENTENCES; n++) sentences.push(longSentence(n));
+    paragraphs.push(sentences.join(' '));
+  }
+  return paragraphs.join('\n\n');
+}
+
+export const ERROR_MESSAGE = 'The demo model is overloaded right now (a simulated provider error, because your message said "error").';
+
+interface WireBlock {
+  type: string;
+  text?: string;
+  name?: string;
+  id?: string;
+  tool_use_id?: string;
+  content?: unknown;
+  is_error?: boolean;
+}
+interface WireMessage {
+  role: string;
+  content: string | WireBlock[];
+}
+
+const blocks = (m: WireMessage | undefined): WireBlock[] =>
+  !m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((b: WireBlock) => b.text ?? '').join('');
+  return '';
+}
+
+/** Rough token counts, so usage and cost look alive (the wire reports them like a real provider). */
+const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+
+function cityIn(text: string): string {
+  const match = /weather (?:in|for|at) ([\p{L}][\p{L} .'-]*?)(?:[?!.,]|$)/iu.exec(text);
+  const city = match?.[1]?.trim();
+  return city ? city.replace(/\b\p{L}/gu, (c) => c.toUpperCase()) : 'Paris';
+}
+
+/** The answer after a tool ran (or was denied): the last user turn holds tool_result blocks. */
+function afterTool(messages: WireMessage[], scale: number, input: number): ScriptedTurn | undefined {
+  const last = messages.at(-1);
+  const results = blocks(last).filter((b) => b.type === 'tool_result');
+  if (last?.role !== 'user' || results.length === 0) return undefined;
+  const calls = new Map(blocks(messages.at(-2)).filter((b) => b.type === 'tool_use').map((b) => [b.id, b]));
+  const lines = results.map((result) => {
+    const call = calls.get(result.tool_use_id);
+    const output = textOf(result.content);
+    if (result.is_error) {
+      return /denied/i.test(output)
+        ? `You denied the \`${call?.name ?? 'tool'}\` call, so I did not run it. Ask again whenever you like.`
+        : `The \`${call?.name ?? 'tool'}\` tool failed: ${output}`;
+    }
+    let value: Record<string, unknown> = {};
+    try {
+      value = JSON.parse(output) as Record<string, unknown>;
+    } catch {}
+    if (call?.name === 'get_weather') {
+      return `It is **${value.temperatureC} °C** and ${value.conditions} in ${value.city} right now (demo data, not a real forecast).`;
+    }
+    if (call?.name === 'get_time') return `The time in ${value.timeZone} is **${value.time}**.`;
+    return `The tool answered: \`${output}\``;
+  });
+  const text = lines.join('\n\n');
+  return { text, delayMs: 40 * scale, usage: { inputTokens: input, outputTokens: tokens(text) } };
+}
+
+export function demoScript(options: ScriptOptions = {}) {
+  const scale = options.delayScale ?? 1;
+  return (request: RecordedRequest): ScriptedTurn => {
+    const body = (request.body ?? {}) as { messages?: WireMessage[] };
+    const messages = body.messages ?? [];
+    const input = tokens(JSON.stringify(messages));
+    const continued = afterTool(messages, scale, input);
+    if (continued) return continued;
+    const said = blocks(messages.at(-1))
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text ?? '')
+      .join(' ')
+      .trim();
+    const lower = said.toLowerCase();
+
+    if (/\berror\b/.test(lower)) {
+      return { error: { code: 'overloaded', message: ERROR_MESSAGE, status: 529 } };
+    }
+    if (lower.includes('weather')) {
+      const city = cityIn(said);
+      const reasoning = `The user asks about the weather in ${city}. The get_weather tool can answer; it needs the user's approval before it runs.`;
+      const text = `I'll look up the weather in ${city}.`;
+      return {
+        reasoning,
+        text,
+        toolCalls: [{ name: 'get_weather', input: { city } }],
+        delayMs: 40 * scale,
+        usage: { inputTokens: input, outputTokens: tokens(reasoning + text) + 12 },
+      };
+    }
+    if (/\btime\b/.test(lower)) {
+      const text = 'Let me check the clock.';
+      return {
+        reasoning: 'A clock question: get_time runs without approval.',
+        text,
+        toolCalls: [{ name: 'get_time', input: { timeZone: 'UTC' } }],
+        delayMs: 40 * scale,
+        usage: { inputTokens: input, outputTokens: tokens(text) + 10 },
+      };
+    }
+    if (/\blong\b/.test(lower)) {
+      const text = longAnswer();
+      return {
+        reasoning: 'A long answer was asked for: stream it slowly.',
+        text,
+        delayMs: 40 * scale,
+        usage: { inputTokens: input, outputTokens: tokens(text) },
+      };
+    }
+    const reasoning = `The user wrote "${said.slice(0, 60)}". Answer briefly and show what the demo can do.`;
+    const text = [
+      `You said: **${said.replace(/[*_`]/g, '') || '(nothing)'}**.`,
+      '',
+      'I am the built-in **demo model**: no API key, no network. Try:',
+      '',
+      '- `weather in Paris`: a tool call that waits for your approval',
+      '- `what time is it`: a tool that runs without approval',
+      '- `long`: a long, slow answer (press Stop, or reload the page)',
+      '- `error`: a simulated provider error',
+    ].join('\n');
+    return { reasoning, text, delayMs: 45 * scale, usage: { inputTokens: input, outputTokens: tokens(reasoning + text) } };
+  };
+}
