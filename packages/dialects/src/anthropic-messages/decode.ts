@@ -22,7 +22,7 @@
  *   block. It is the model's note to itself, not the answer, so it is not text.
  */
 import type { Event, ProviderState } from '@parlance/protocol';
-import { createStreamState, guard, parseJson, type StreamState } from '../shared/stream-state.ts';
+import { createStreamState, guard, type StreamState } from '../shared/stream-state.ts';
 import type { Decoder } from '../types.ts';
 import {
   errorCodeOf,
@@ -307,17 +307,33 @@ export function createAnthropicDecoder(): Decoder {
     push(wire) {
       const out: Event[] = [];
       if (state.finished) return out;
-      return guard(state, out, () => {
-        if (wire.data.trim() === '') return;
-        const parsed = parseJson(wire.data);
-        if (!parsed.ok) return invalid(out, `Invalid JSON in a ${wire.event ?? 'stream'} event: ${parsed.message}`);
-        if (!isObject(parsed.value)) return invalid(out, 'A stream event that is not a JSON object');
-        const payload = parsed.value;
-        // The payload's own `type` names the event; the SSE event name is the fallback.
-        let type = str(payload.type) ?? wire.event;
-        if (type === undefined && isObject(payload.error)) type = 'error';
+      if (wire.data.trim() === '') return out;
+      // JSON.parse directly (not through parseJson) and the dispatch in a plain try: no result
+      // object and no closure per event on the hot path (one event per argument fragment).
+      let payload: unknown;
+      try {
+        payload = JSON.parse(wire.data);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        invalid(out, `Invalid JSON in a ${wire.event ?? 'stream'} event: ${message}`);
+        return out;
+      }
+      if (!isObject(payload)) {
+        invalid(out, 'A stream event that is not a JSON object');
+        return out;
+      }
+      // The payload's own `type` names the event; the SSE event name is the fallback.
+      let type = str(payload.type) ?? wire.event;
+      if (type === undefined && isObject(payload.error)) type = 'error';
+      try {
         dispatch(out, payload, type);
-      });
+      } catch (error) {
+        // What `guard` does for the other entry points: a bug or an absurd payload becomes an error event.
+        return guard(state, out, () => {
+          throw error;
+        });
+      }
+      return out;
     },
     end() {
       const out: Event[] = [];

@@ -10,7 +10,8 @@
  * - Provider-executed tool calls and results go back as `server_tool_use` / `mcp_tool_use` /
  *   `*_tool_result` blocks when they came from this dialect; from another dialect they are dropped.
  * - Tool-call ids are rewritten to `^[a-zA-Z0-9_-]+$`, at most 64 characters, the same way for
- *   the call and its result (and kept unique). A result whose call is missing is dropped; a
+ *   the call and its result, and kept unique: an id repeated by a later turn gets a suffix, and
+ *   a result answers the latest call with its id. A result whose call is missing is dropped; a
  *   call whose result is missing gets an `is_error` result ("no result was recorded"), because
  *   the API requires every `tool_use` to be answered in the next user turn.
  * - Turns alternate user/assistant: consecutive turns of one role are merged, tool results
@@ -34,13 +35,17 @@ const SERVER_CALL_TYPES = new Set(['server_tool_use', 'mcp_tool_use']);
 const MAX_ID_LENGTH = 64;
 const MISSING_RESULT = 'No result was recorded for this tool call.';
 
-/** Rewrites ids to what the API accepts, consistently and without collisions, for one request. */
-export function createIdMapper(): (id: string) => string {
-  const byOriginal = new Map<string, string>();
+/**
+ * Rewrites ids to what the API accepts, without collisions, for one request. Every call gets
+ * its own id: a thread can repeat one across turns (Gemini and Ollama send no ids, so their
+ * calls are numbered per response), and the API rejects a request whose `tool_use` ids repeat
+ * ("tool_use ids must be unique", e.g. anomalyco/opencode#1150 after a switch from Gemini).
+ * A result answers the latest call with its id.
+ */
+export function createIdMapper(): { call(id: string): string; result(id: string): string } {
+  const latest = new Map<string, string>();
   const used = new Set<string>();
-  return (id) => {
-    const known = byOriginal.get(id);
-    if (known !== undefined) return known;
+  const call = (id: string) => {
     let base = id.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, MAX_ID_LENGTH);
     if (base === '') base = 'call';
     let candidate = base;
@@ -49,9 +54,10 @@ export function createIdMapper(): (id: string) => string {
       candidate = base.slice(0, MAX_ID_LENGTH - suffix.length) + suffix;
     }
     used.add(candidate);
-    byOriginal.set(id, candidate);
+    latest.set(id, candidate);
     return candidate;
   };
+  return { call, result: (id) => latest.get(id) ?? call(id) };
 }
 
 /** Splits a `data:<type>;base64,<data>` URL (the API takes base64 sources, not data URLs). */
@@ -187,7 +193,7 @@ export function encodeMessages(messages: readonly Message[]): Turn[] {
             content.push(block);
             return;
           }
-          const block: Json = { type: 'tool_use', id: mapId(part.id), name: part.name, input: toolInput(part.input) };
+          const block: Json = { type: 'tool_use', id: mapId.call(part.id), name: part.name, input: toolInput(part.input) };
           if (state?.caller !== undefined) block.caller = state.caller;
           content.push(block);
           return;
@@ -202,7 +208,7 @@ export function encodeMessages(messages: readonly Message[]): Turn[] {
             content.push(block);
             return;
           }
-          const block: Json = { type: 'tool_result', tool_use_id: mapId(part.toolCallId), content: toolResultContent(part.output) };
+          const block: Json = { type: 'tool_result', tool_use_id: mapId.result(part.toolCallId), content: toolResultContent(part.output) };
           if (part.isError) block.is_error = true;
           // A local result inside an assistant message still answers the call: it goes in a user turn.
           if (assistant) push('user', [block]);

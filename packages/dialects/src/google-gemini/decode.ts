@@ -93,6 +93,13 @@ export function usageFromMetadata(meta: unknown): Usage | undefined {
   return Object.keys(usage).length ? usage : undefined;
 }
 
+/** The candidate with index 0 (or no index). */
+function firstCandidate(candidates: unknown): Json | undefined {
+  if (!Array.isArray(candidates)) return undefined;
+  for (const c of candidates) if (isObject(c) && (c.index === undefined || c.index === 0)) return c;
+  return undefined;
+}
+
 function geminiState(fields: Json): ProviderState | undefined {
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   return Object.keys(defined).length ? { [DIALECT]: defined } : undefined;
@@ -265,12 +272,14 @@ export function createGeminiDecoder(): Decoder {
 
   function onPayload(out: Event[], payload: Json) {
     if (payload.error !== undefined) return fail(out, geminiFailure(payload.error));
-    state.start(out, {
-      responseId: typeof payload.responseId === 'string' ? payload.responseId : undefined,
-      model: typeof payload.modelVersion === 'string' ? payload.modelVersion : undefined,
-    });
-    const candidates = Array.isArray(payload.candidates) ? payload.candidates : [];
-    const candidate = candidates.find((c) => isObject(c) && (c.index === undefined || c.index === 0));
+    // Every chunk repeats the response id and model; only the first is read (hot path: no object per chunk).
+    if (!state.started) {
+      state.start(out, {
+        responseId: typeof payload.responseId === 'string' ? payload.responseId : undefined,
+        model: typeof payload.modelVersion === 'string' ? payload.modelVersion : undefined,
+      });
+    }
+    const candidate = firstCandidate(payload.candidates);
     if (isObject(candidate)) {
       const content = candidate.content;
       if (isObject(content) && Array.isArray(content.parts)) {
@@ -297,6 +306,11 @@ export function createGeminiDecoder(): Decoder {
     }
   }
 
+  function onEachPayload(out: Event[], payload: unknown) {
+    if (!isObject(payload)) return fail(out, { code: 'invalid_response', message: 'The provider sent a payload that is not an object' });
+    onPayload(out, payload);
+  }
+
   return {
     push(wire: WireEvent) {
       const out: Event[] = [];
@@ -307,11 +321,11 @@ export function createGeminiDecoder(): Decoder {
         const parsed = parseJson(data);
         if (!parsed.ok) return fail(out, { code: 'invalid_response', message: `The provider sent invalid JSON: ${parsed.message}` });
         // A body that is a JSON array (non-SSE `streamGenerateContent`) holds the same payloads.
-        const payloads = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
-        for (const payload of payloads) {
+        if (!Array.isArray(parsed.value)) return onEachPayload(out, parsed.value);
+        for (const payload of parsed.value) {
           if (state.finished) return;
-          if (!isObject(payload)) return fail(out, { code: 'invalid_response', message: 'The provider sent a payload that is not an object' });
-          onPayload(out, payload);
+          onEachPayload(out, payload);
+          if (!isObject(payload)) return;
         }
       });
     },

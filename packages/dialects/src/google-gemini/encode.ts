@@ -12,7 +12,8 @@
  *   execution parts go back as `executableCode` / `codeExecutionResult`).
  * - Gemini matches a function response to its call by name (and by `id` when the API gave
  *   one, kept in providerState), so Parlance's tool-call ids never reach the wire. A result
- *   whose call is not in the history is dropped: Gemini 3 rejects a response count that
+ *   answers the latest earlier call with its id (ids repeat across turns); a result whose
+ *   call is not in the history before it is dropped: Gemini 3 rejects a response count that
  *   differs from the call count.
  * - Gemini 3 rejects a function call in the history without a thought signature (a call
  *   that came from another model). Google's documented escape hatch is a dummy signature on
@@ -201,17 +202,18 @@ function thinkingConfig(request: ModelRequest): Json | undefined {
 export function encodeGeminiRequest(request: ModelRequest): Record<string, unknown> {
   const generation = geminiGeneration(request.model);
   const system: string[] = request.system ? [request.system] : [];
+  // The latest call per id, filled in thread order: a result answers the latest call with its
+  // id. Ids repeat across turns (Gemini sends none, so calls are numbered per response), and a
+  // result paired with a later call of another tool would carry the wrong name.
   const calls = new Map<string, CallInfo>();
+
+  const contents: Content[] = [];
   for (const message of request.messages) {
     for (const part of message.parts) {
       if (part.type !== 'tool-call' || part.providerExecuted) continue;
       const id = stateOf(part)?.id;
       calls.set(part.id, typeof id === 'string' ? { name: part.name, providerId: id } : { name: part.name });
     }
-  }
-
-  const contents: Content[] = [];
-  for (const message of request.messages) {
     if (message.role === 'system') {
       const text = systemText(message);
       if (text) system.push(text);

@@ -67,7 +67,19 @@ export interface ArgsBuilder {
   readonly value: Record<string, unknown>;
 }
 
-const escapeString = (s: string) => JSON.stringify(s).slice(1, -1);
+/**
+ * The body of a JSON string literal. Most fragments need no escaping, so they are returned
+ * as they are rather than through JSON.stringify and a slice (two allocations per fragment
+ * on the hot path of a long streamed argument). Lone surrogates, which JSON.stringify
+ * escapes, take the slow path with the rest.
+ */
+function escapeString(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s).slice(1, -1);
+  }
+  return s;
+}
 
 export function createArgsBuilder(): ArgsBuilder {
   const root: Record<string, unknown> = {};
@@ -78,6 +90,9 @@ export function createArgsBuilder(): ArgsBuilder {
   let started = false;
   let stringOpen = false;
   const stack: Frame[] = [];
+  // The last path parsed: a continued string repeats its path in every entry.
+  let lastPath: string | undefined;
+  let lastSegments: PathSegment[] = [];
 
   function setValue(segments: PathSegment[], value: unknown, append: boolean) {
     let node: Record<string | number, unknown> = root;
@@ -158,8 +173,10 @@ export function createArgsBuilder(): ArgsBuilder {
     },
     apply(arg) {
       if (typeof arg.jsonPath !== 'string') return { ok: false, message: 'a partial argument without a jsonPath' };
-      const segments = parseJsonPath(arg.jsonPath);
+      const segments = arg.jsonPath === lastPath ? lastSegments : parseJsonPath(arg.jsonPath);
       if (!segments || segments.length === 0) return { ok: false, message: `an unsupported argument path "${arg.jsonPath}"` };
+      lastPath = arg.jsonPath;
+      lastSegments = segments;
       let value: unknown;
       if (typeof arg.stringValue === 'string') value = arg.stringValue;
       else if (typeof arg.numberValue === 'number') value = arg.numberValue;

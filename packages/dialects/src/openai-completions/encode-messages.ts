@@ -19,7 +19,9 @@
  * - Provider-executed tool calls and results (any dialect) are dropped: the target
  *   cannot replay another provider's server tools.
  * - Tool-call ids longer than OpenAI's 40-character limit are shortened the same
- *   way for the call and its result (`toolCallWireId`).
+ *   way for the call and its result (`toolCallWireId`). An id that a later turn repeats
+ *   (Gemini and Ollama send none, so their calls are numbered per response) gets a
+ *   suffix there, and a result answers the latest call with its id.
  * - A tool result whose call is not in an earlier assistant message is dropped
  *   (the API rejects a `tool` message that answers no call).
  * - Tool results travel as `tool` messages right where they appear; a result's
@@ -56,6 +58,24 @@ export function toolCallWireId(id: string): string {
   return `${id.slice(0, MAX_TOOL_CALL_ID - 9)}_${digest(id)}`;
 }
 
+/** Wire ids of the calls sent so far: the latest per original id, and every id used. */
+interface CallIds {
+  latest: Map<string, string>;
+  used: Set<string>;
+}
+
+function callWireId(ids: CallIds, id: string): string {
+  const base = toolCallWireId(id);
+  let wire = base;
+  for (let n = 2; ids.used.has(wire); n++) {
+    const suffix = `_${n}`;
+    wire = base.slice(0, MAX_TOOL_CALL_ID - suffix.length) + suffix;
+  }
+  ids.used.add(wire);
+  ids.latest.set(id, wire);
+  return wire;
+}
+
 function ownState(part: Part): JsonObject | undefined {
   const value = part.providerState?.[DIALECT_ID];
   return isObject(value) ? value : undefined;
@@ -67,9 +87,9 @@ function stringify(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function toolMessage(part: Extract<Part, { type: 'tool-result' }>): JsonObject {
+function toolMessage(part: Extract<Part, { type: 'tool-result' }>, ids: CallIds): JsonObject {
   const text = stringify(part.output);
-  return { role: 'tool', tool_call_id: toolCallWireId(part.toolCallId), content: part.isError ? `Error: ${text}` : text };
+  return { role: 'tool', tool_call_id: ids.latest.get(part.toolCallId), content: part.isError ? `Error: ${text}` : text };
 }
 
 const AUDIO_FORMATS: Record<string, string> = {
@@ -106,12 +126,12 @@ function filePart(part: Extract<Part, { type: 'file' }>, path: (string | number)
   );
 }
 
-function encodeUser(message: Message, index: number, known: Set<string>, out: JsonObject[]): void {
+function encodeUser(message: Message, index: number, known: CallIds, out: JsonObject[]): void {
   const content: JsonObject[] = [];
   message.parts.forEach((part, j) => {
     if (part.type === 'text') content.push({ type: 'text', text: part.text });
     else if (part.type === 'file') content.push(filePart(part, ['messages', index, 'parts', j]));
-    else if (part.type === 'tool-result' && !part.providerExecuted && known.has(part.toolCallId)) out.push(toolMessage(part));
+    else if (part.type === 'tool-result' && !part.providerExecuted && known.latest.has(part.toolCallId)) out.push(toolMessage(part, known));
   });
   if (content.length === 0) return;
   const only = content[0]!;
@@ -119,7 +139,7 @@ function encodeUser(message: Message, index: number, known: Set<string>, out: Js
 }
 
 /** Assistant turns: https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages-assistant-message */
-function encodeAssistant(message: Message, known: Set<string>, out: JsonObject[]): void {
+function encodeAssistant(message: Message, known: CallIds, out: JsonObject[]): void {
   let content = '';
   let refusal = '';
   const toolCalls: JsonObject[] = [];
@@ -143,16 +163,15 @@ function encodeAssistant(message: Message, known: Set<string>, out: JsonObject[]
         break;
       case 'tool-call':
         if (part.providerExecuted) break;
-        known.add(part.id);
         toolCalls.push({
-          id: toolCallWireId(part.id),
+          id: callWireId(known, part.id),
           type: 'function',
           // Unparsed arguments (invalid JSON the model sent) are kept as they came.
           function: { name: part.name, arguments: typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? {}) },
         });
         break;
       case 'tool-result':
-        if (!part.providerExecuted && known.has(part.toolCallId)) results.push(toolMessage(part));
+        if (!part.providerExecuted && known.latest.has(part.toolCallId)) results.push(toolMessage(part, known));
         break;
       default:
         // Files and sources in an assistant turn have no Chat Completions form.
@@ -182,7 +201,7 @@ export function encodeMessages(request: ModelRequest): JsonObject[] {
   }
   if (system.length > 0) out.push({ role: 'system', content: system.join('\n\n') });
   // Ids of the calls sent so far: a result is sent only after its call.
-  const known = new Set<string>();
+  const known: CallIds = { latest: new Map(), used: new Set() };
   request.messages.forEach((message, index) => {
     if (message.role === 'assistant') encodeAssistant(message, known, out);
     else if (message.role === 'user' || message.role === 'tool') encodeUser(message, index, known, out);

@@ -29,7 +29,9 @@
  * - Built-in tool items of this dialect are sent back verbatim (the tool-result output);
  *   provider-executed calls and results from other dialects are dropped.
  * - Tool-call ids longer than 64 characters or with characters outside [A-Za-z0-9_.:-]
- *   are rewritten, the same way for the call and its result. Calls without a result and
+ *   are rewritten, the same way for the call and its result. An id that a later turn
+ *   repeats (Gemini and Ollama send none, so their calls are numbered per response) gets a
+ *   suffix there, and a result answers the latest call with its id. Calls without a result and
  *   results without a call are dropped (the API requires the pairs).
  * - Assistant file and source parts are dropped: assistant input holds text only.
  */
@@ -92,11 +94,26 @@ interface Pairs {
   /** Local call ids -> the item type they came from (custom tools and client tool search answer differently). */
   calls: Map<string, unknown>;
   results: Set<string>;
+  /** Wire `call_id`s of the calls encoded so far: the latest per id, and every one used. */
+  latest: Map<string, string>;
+  used: Set<string>;
+}
+
+function wireCallId(pairs: Pairs, id: string): string {
+  const base = toCallId(id);
+  let wire = base;
+  for (let n = 2; pairs.used.has(wire); n++) {
+    const suffix = `_${n}`;
+    wire = base.slice(0, 64 - suffix.length) + suffix;
+  }
+  pairs.used.add(wire);
+  pairs.latest.set(id, wire);
+  return wire;
 }
 
 /** Ids of local tool calls and results anywhere in the request, to keep only complete pairs. */
 function pairsOf(messages: Message[]): Pairs {
-  const pairs: Pairs = { calls: new Map(), results: new Set() };
+  const pairs: Pairs = { calls: new Map(), results: new Set(), latest: new Map(), used: new Set() };
   for (const message of messages)
     for (const part of message.parts) {
       if (part.type === 'tool-call' && !part.providerExecuted) pairs.calls.set(part.id, stateOf(part)?.itemType);
@@ -106,7 +123,7 @@ function pairsOf(messages: Message[]): Pairs {
 }
 
 function toolResultItem(part: Extract<Part, { type: 'tool-result' }>, pairs: Pairs): Json {
-  const call_id = toCallId(part.toolCallId);
+  const call_id = pairs.latest.get(part.toolCallId) ?? toCallId(part.toolCallId);
   const itemType = pairs.calls.get(part.toolCallId);
   if (itemType === 'custom_tool_call') return { type: 'custom_tool_call_output', call_id, output: toolOutput(part.output) };
   if (itemType === 'tool_search_call')
@@ -174,7 +191,7 @@ function assistantItems(message: Message, pairs: Pairs): Json[] {
           break;
         }
         if (!pairs.results.has(part.id)) break;
-        const call_id = toCallId(part.id);
+        const call_id = wireCallId(pairs, part.id);
         const id = typeof state?.itemId === 'string' ? state.itemId : undefined;
         if (state?.itemType === 'custom_tool_call')
           drafts.push({ type: 'custom_tool_call', id, call_id, name: part.name, input: typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? '') });
