@@ -99,10 +99,21 @@ export class ChatStore extends Store<ChatState> {
     }
   }
 
-  /** Resolves when nothing is streaming or waiting to be sent (a run paused for input counts as idle). */
+  /**
+   * True when every input a paused run waits for has been answered but the resume is not sent yet.
+   * That happens when `approve()` & co. are called while the run that paused is still closing its
+   * stream (right after `send()` resolved): the resume is sent once that stream ends, so until then
+   * the store is not idle, and `approve()` waits for the resumed run like `send()` waits for its own.
+   */
+  #resumeDue(): boolean {
+    const s = this.state;
+    return s.status === 'ready' && s.pending.length > 0 && s.pending.every((p) => this.#responses.has(p.toolCallId));
+  }
+
+  /** Resolves when nothing is streaming or waiting to be sent, including a resume whose inputs are all answered (a run paused for input counts as idle). */
   idle = (): Promise<void> =>
     new Promise((resolve) => {
-      const check = () => !busy(this.state) && (stop(), resolve());
+      const check = () => !busy(this.state) && !this.#resumeDue() && (stop(), resolve());
       const stop = this.subscribe(check);
       check();
     });
@@ -175,6 +186,11 @@ export class ChatStore extends Store<ChatState> {
     this.#dispatch({ type: 'thread', thread });
   };
 
+  /**
+   * Records one answer; once every pending input has one, the run resumes. The promise resolves when
+   * that resumed run has ended (finished, paused again or failed), as `send()` does for its run; an
+   * answer that still waits for others resolves at once (a paused run counts as idle).
+   */
   #respond(toolCallId: string, response: Response_): Promise<void> {
     this.#responses.set(toolCallId, response);
     this.#continue();
@@ -202,7 +218,9 @@ export class ChatStore extends Store<ChatState> {
     if (s.pending.length) {
       const resume: Required<ResumeInput> = { toolResults: [], approvals: [], answers: [] };
       for (const { toolCallId } of s.pending) {
-        const r = this.#responses.get(toolCallId)!;
+        const r = this.#responses.get(toolCallId);
+        // A call id the server listed twice (say an approval and a question) is answered once.
+        if (!r) continue;
         this.#responses.delete(toolCallId);
         if (r.toolResult) resume.toolResults.push({ toolCallId, ...r.toolResult });
         if (r.approval) resume.approvals.push({ toolCallId, ...r.approval });

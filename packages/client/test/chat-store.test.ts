@@ -154,6 +154,72 @@ describe('ChatStore', () => {
     expect(mock.runs[1]!.body.resume).toEqual({ toolResults: [], approvals: [{ toolCallId: 'c1', approved: false, reason: 'too risky' }], answers: [{ toolCallId: 'c2', answer: 'tidy' }] });
   });
 
+  const halts: Record<string, { events: Event[]; halt: 'approval' | 'ask-user' | 'client-tool-calls' }> = {
+    approval: { events: [{ type: 'approval-requested', toolCallId: 'c1', name: 'delete', input: {} }], halt: 'approval' },
+    'ask-user': { events: [{ type: 'ask-user', toolCallId: 'c1', question: 'Sure?' }], halt: 'ask-user' },
+    'client-tool-calls': {
+      events: [{ type: 'tool-call-start', id: 'c1', name: 'pick' }, { type: 'tool-call-end', id: 'c1', input: {} }, { type: 'finish', finishReason: 'tool-calls', usage: {} }],
+      halt: 'client-tool-calls',
+    },
+  };
+  it.each([
+    ['approve', 'approval', (store: ChatStore) => store.approve('c1')],
+    ['deny', 'approval', (store: ChatStore) => store.deny('c1', 'no')],
+    ['answer', 'ask-user', (store: ChatStore) => store.answer('c1', 'yes')],
+    ['submitToolResult', 'client-tool-calls', (store: ChatStore) => store.submitToolResult('c1', { ok: true })],
+  ] as const)('%s() called right after send() resolves returns only when the resumed run has finished', async (_, kind, respond) => {
+    const { events, halt } = halts[kind]!;
+    const { mock, store, text } = setup({
+      onChat: (run) => {
+        if (run.body.resume) {
+          // The resumed run streams a little later, so a promise that does not wait for it resolves first.
+          setTimeout(() => (run.push(...answer('a2', ['resumed ', 'answer'])), run.finish()), 5);
+          return;
+        }
+        run.push({ type: 'message-start', messageId: 'a1' }, ...events);
+        run.finish(halt);
+      },
+    });
+    await store.send('clean up');
+    expect(store.getSnapshot()).toMatchObject({ status: 'ready', haltReason: halt });
+    await respond(store);
+    expect(mock.runs).toHaveLength(2);
+    expect(mock.runs[1]!.body.resume).toBeTruthy();
+    expect(text('a2')).toBe('resumed answer');
+    expect(store.getSnapshot()).toMatchObject({ status: 'ready', haltReason: 'completed', pending: [] });
+  });
+
+  it('a response that still waits for another input resolves at once; the last one waits for the resumed run', async () => {
+    const { mock, store, text } = setup({
+      onChat: (run) => {
+        if (run.body.resume) return void setTimeout(() => (run.push(...answer('a2', ['done'])), run.finish()), 5);
+        run.push({ type: 'approval-requested', toolCallId: 'c1', name: 'delete', input: {} }, { type: 'approval-requested', toolCallId: 'c2', name: 'move', input: {} });
+        run.finish('approval');
+      },
+    });
+    await store.send('go');
+    await store.approve('c1');
+    expect(mock.runs).toHaveLength(1);
+    expect(store.getSnapshot().pending).toHaveLength(2);
+    await store.approve('c2');
+    expect(text('a2')).toBe('done');
+    expect(store.getSnapshot()).toMatchObject({ status: 'ready', haltReason: 'completed' });
+  });
+
+  it('a call id the server lists twice as pending is answered once, without crashing the resume', async () => {
+    const { mock, store } = setup({
+      onChat: (run) => {
+        if (run.body.resume) return run.finish();
+        run.push({ type: 'approval-requested', toolCallId: 'c1', name: 'delete', input: {} }, { type: 'ask-user', toolCallId: 'c1', question: 'Sure?' });
+        run.finish('approval');
+      },
+    });
+    await store.send('go');
+    await store.answer('c1', 'yes');
+    expect(mock.runs[1]!.body.resume).toEqual({ toolResults: [], approvals: [], answers: [{ toolCallId: 'c1', answer: 'yes' }] });
+    expect(store.getSnapshot()).toMatchObject({ status: 'ready', haltReason: 'completed' });
+  });
+
   it('notifies only the streaming message, at most once per flush, and keeps the id list stable', async () => {
     const history = Array.from({ length: 50 }, (_, i) => ({ id: `m${i}`, role: 'user' as const, parts: [{ type: 'text' as const, text: `${i}` }] }));
     const { mock, store } = setup({ onChat: (run) => run.push({ type: 'message-start', messageId: 'a1' }, { type: 'text-start', id: 't' }) }, { initialThread: createThread('t', history) });

@@ -2,7 +2,9 @@
  * `createEngine(defaults)`: one object with the three call shapes, each streaming
  * first. `generate` is one model call, `step` one call plus the tools it asked for,
  * `chat` the loop. The non-streaming forms fold their stream (`collectResponse`,
- * `collect`), so both forms always agree.
+ * `collect`), so both forms always agree. `generate` with `output` also checks the
+ * answer against the schema (once: retrying is the loop's job, so `chat` retries and
+ * `generate` reports).
  */
 import {
   ParlanceError,
@@ -13,11 +15,13 @@ import {
   type Message,
   type ModelRequest,
   type Response,
+  type ToolCallPart,
   type ToolResultPart,
 } from '@parlance/protocol';
 import { resolveModel as defaultResolveModel } from './providers/index.ts';
 import { CALL_KEYS, ENGINE_KEYS, checkKeys, mergeOptions, type CallOptions, type EngineOptions, type MessageInput, type ResumeInput, type SharedOptions } from './options.ts';
 import { pickOutputMode } from './output/structured-output.ts';
+import { StructuredOutputError, checkOutputText } from './output/check-output.ts';
 import { unresolvedCalls } from './loop/pending.ts';
 import { collect, type ChatResult } from './loop/result.ts';
 import { runChat, type RunConfig } from './loop/run-chat.ts';
@@ -32,6 +36,18 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 /** The typed output of a call with `output: schema`. */
 export type OutputOf<O> = O extends SchemaLike ? InferSchemaOutput<O> : undefined;
 
+/** What `generate` returns: the model's response, and with `output` the validated object. */
+export interface GenerateResponse<O = unknown> extends Response {
+  /**
+   * The answer parsed and validated against `output` (a Standard Schema's output, transforms applied).
+   * Absent without `output`, and when the response did not end with an answer to check
+   * (finish reason error, cancelled, length, content-filter or refusal, or the model called tools):
+   * `finishReason` and `error` say why. An answer that is not the schema's rejects with a
+   * `StructuredOutputError` (code `invalid_response`) carrying the issues.
+   */
+  output?: O;
+}
+
 export interface StepRunResult<O = unknown> extends ChatResult<O> {
   /** The model's response in this step (absent when the run halted before calling the model). */
   response?: Response;
@@ -42,7 +58,7 @@ export interface Engine {
   readonly defaults: Readonly<EngineOptions>;
   /** One model call; tools are offered but not run. */
   streamGenerate(options: CallOptions<SchemaLike | undefined>): AsyncIterable<Event>;
-  generate(options: CallOptions<SchemaLike | undefined>): Promise<Response>;
+  generate<O extends SchemaLike | undefined = undefined>(options: CallOptions<O>): Promise<GenerateResponse<OutputOf<O>>>;
   /** One model call plus the tools it asked for (a chat with `maxSteps: 1`). */
   streamStep(options: CallOptions<SchemaLike | undefined>): AsyncIterable<Event>;
   step<O extends SchemaLike | undefined = undefined>(options: CallOptions<O>): Promise<StepRunResult<OutputOf<O>>>;
@@ -153,8 +169,7 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
   const streamChat = (call: CallOptions<SchemaLike | undefined>) => runChat(configure(call));
   const streamStep = (call: CallOptions<SchemaLike | undefined>) => runChat(configure(call, 1));
 
-  const streamGenerate = (call: CallOptions<SchemaLike | undefined>): AsyncIterable<Event> => {
-    const config = configure(call);
+  const generateEvents = (config: RunConfig): AsyncIterable<Event> => {
     const request: Omit<ModelRequest, 'model'> = { ...config.base, messages: config.messages };
     if (config.output) request.output = { type: 'json', schema: config.output.schema.jsonSchema, name: 'output' };
     const messageId = generateId();
@@ -177,11 +192,21 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
     })();
   };
 
+  const streamGenerate = (call: CallOptions<SchemaLike | undefined>) => generateEvents(configure(call));
+
   return {
     defaults,
     streamGenerate,
     // async, so bad options reject the promise rather than throw synchronously.
-    generate: async (call) => collectResponse(streamGenerate(call)),
+    async generate<O extends SchemaLike | undefined = undefined>(call: CallOptions<O>) {
+      const config = configure(call);
+      const response: GenerateResponse<OutputOf<O>> = await collectResponse(generateEvents(config));
+      if (call.output === undefined || !config.output || !hasAnswer(response)) return response;
+      const checked = await checkOutputText(call.output, config.output.schema.jsonSchema, textOf(response));
+      if (!checked.ok) throw new StructuredOutputError(checked.issues, response);
+      response.output = checked.value as OutputOf<O>;
+      return response;
+    },
     streamStep,
     async step<O extends SchemaLike | undefined = undefined>(call: CallOptions<O>) {
       const result = await collect<OutputOf<O>>(streamStep(call));
@@ -193,6 +218,17 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
     streamChat,
     chat: async <O extends SchemaLike | undefined = undefined>(call: CallOptions<O>) => collect<OutputOf<O>>(streamChat(call)),
   };
+}
+
+/** Whether a response ended with an answer to check: the same cases in which `chat` validates. */
+function hasAnswer(response: Response): boolean {
+  const stopped = ['error', 'cancelled', 'length', 'content-filter', 'refusal'];
+  if (stopped.includes(response.finishReason)) return false;
+  return !response.message.parts.some((p): p is ToolCallPart => p.type === 'tool-call' && !p.providerExecuted);
+}
+
+function textOf(response: Response): string {
+  return response.message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
 
 function pick(o: SharedOptions): RunConfig['hooks'] {

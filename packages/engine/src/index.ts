@@ -7,6 +7,7 @@ export {
   createEngine,
   threadFrom,
   type Engine,
+  type GenerateResponse,
   type OutputOf,
   type StepRunResult,
 } from './engine.ts';
@@ -24,6 +25,7 @@ export type {
   ToolResultInfo,
 } from './options.ts';
 export { ChatSession, SESSION_VERSION, type SessionCallOptions, type SessionState, type SessionStatus } from './session/session.ts';
+export { StructuredOutputError, type OutputIssue } from './output/check-output.ts';
 export { OUTPUT_TOOL_NAME, NATIVE_OUTPUT_DIALECTS, pickOutputMode, type OutputMode } from './output/structured-output.ts';
 export { isStandardSchema, resolveSchema, type InferSchemaInput, type InferSchemaOutput, type ResolvedSchema, type SchemaLike } from './tools/schema.ts';
 export { isTool, tool, type AnyTool, type NeedsApproval, type Tool, type ToolConfig, type ToolContext } from './tools/tool.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { messageText } from '@parlance/protocol';
-import { OUTPUT_TOOL_NAME, collect } from '../src/index.ts';
+import { OUTPUT_TOOL_NAME, StructuredOutputError, collect } from '../src/index.ts';
 import { drain, ofType, setup } from './helpers.ts';
 
 const person = z.object({ name: z.string(), age: z.number() });
@@ -72,5 +72,67 @@ describe('structured output', () => {
     const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
     const result = await engine.chat({ prompt: 'x', output: schema });
     expect(result.output).toEqual({ ok: true });
+  });
+
+  describe('generate()', () => {
+    it('validates the answer once and returns it typed as response.output', async () => {
+      const { engine, model } = setup([{ text: ['```json\n{"name": "Ada", ', '"age": 36}\n```'] }], {}, 'openai_responses');
+      const response = await engine.generate({ prompt: 'Who?', output: person });
+      const age: number = response.output!.age;
+      expect(age).toBe(36);
+      expect(response.output).toEqual({ name: 'Ada', age: 36 });
+      expect(response.finishReason).toBe('stop');
+      expect(model.requests[0]!.output).toMatchObject({ type: 'json', schema: { type: 'object', required: ['name', 'age'] } });
+    });
+
+    it('applies the schema: a Standard Schema transform shapes response.output', async () => {
+      const { engine } = setup([{ text: '{"name": "ada", "age": 36}' }]);
+      const upper = z.object({ name: z.string().transform((n) => n.toUpperCase()), age: z.number() });
+      const response = await engine.generate({ prompt: 'Who?', output: upper });
+      expect(response.output).toEqual({ name: 'ADA', age: 36 });
+    });
+
+    it('rejects an answer that is not the schema with invalid_response and its issues, without retrying', async () => {
+      const { engine, model } = setup([{ text: '{"name": "Ada", "age": "old"}' }, { text: '{"name": "Ada", "age": 36}' }]);
+      const error = await engine.generate({ prompt: 'Who?', output: person }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StructuredOutputError);
+      const e = error as StructuredOutputError;
+      expect(e).toMatchObject({ code: 'invalid_response', retryable: false });
+      expect(e.issues).toHaveLength(1);
+      expect(e.issues[0]!.path).toEqual(['age']);
+      expect(e.issues[0]!.message).toMatch(/number/i);
+      expect(e.message).toMatch(/age: .*number/i);
+      // What the model said is kept on the error.
+      expect(messageText(e.response.message)).toBe('{"name": "Ada", "age": "old"}');
+      expect(model.requests).toHaveLength(1);
+    });
+
+    it('rejects an answer that is not JSON, and checks plain JSON Schema too', async () => {
+      const notJson = setup([{ text: 'Ada, 36' }]).engine.generate({ prompt: 'Who?', output: person });
+      await expect(notJson).rejects.toMatchObject({ code: 'invalid_response', issues: [{ message: expect.stringMatching(/not valid JSON/) }] });
+      const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
+      const { engine } = setup([{ text: '{"ok": "yes"}' }, { text: '{"ok": true}' }]);
+      await expect(engine.generate({ prompt: 'x', output: schema })).rejects.toMatchObject({
+        code: 'invalid_response',
+        issues: [{ message: expect.stringMatching(/ok.*boolean/) }],
+      });
+      expect((await engine.generate({ prompt: 'x', output: schema })).output).toEqual({ ok: true });
+    });
+
+    it('returns a cut or failed response as is, without output and without throwing', async () => {
+      const cut = await setup([{ text: '{"name": "Ada", "ag', finishReason: 'length' }]).engine.generate({ prompt: 'Who?', output: person });
+      expect(cut.finishReason).toBe('length');
+      expect(cut.output).toBeUndefined();
+      const failed = await setup([{ text: '{"na', error: { code: 'overloaded', message: 'busy', afterEvents: 3 } }]).engine.generate({ prompt: 'Who?', output: person });
+      expect(failed.finishReason).toBe('error');
+      expect(failed.error?.code).toBe('overloaded');
+      expect(failed.output).toBeUndefined();
+    });
+
+    it('without output, returns the response as before (no output key)', async () => {
+      const response = await setup([{ text: 'hi' }]).engine.generate({ prompt: 'x' });
+      expect('output' in response).toBe(false);
+      expect(messageText(response.message)).toBe('hi');
+    });
   });
 });

@@ -25,7 +25,7 @@ import {
 } from '@parlance/protocol';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { createMemoryRunStore, type RunStore } from './run-store.ts';
+import { createMemoryRunStore, type RunRecord, type RunStore } from './run-store.ts';
 import { type ChatBody, chatBodySchema, clientOptionsSchema, type Resume } from './schema.ts';
 import type { ZodType } from 'zod';
 import { sseResponse } from './sse.ts';
@@ -298,27 +298,31 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     return sseResponse((signal) => store.follow(runId, -1, signal), { runId, heartbeatMs });
   });
 
-  app.get('/runs/:runId/events', async (c) => {
+  /** The run named in the path, if it exists and belongs to the caller (another's run is a 404 too). */
+  async function ownRun(c: Context): Promise<{ runId: string; run: RunRecord } | Response> {
     const auth = await authorize(c.req.raw);
     if (auth instanceof Response) return auth;
-    const runId = c.req.param('runId');
+    const runId = c.req.param('runId') ?? '';
     const run = await store.get(runId);
     if (!run || !run.requestKey.startsWith(`${principalKey(auth.principal)}:`)) {
       return errorResponse(404, 'not_found', `No run "${runId}"`);
     }
+    return { runId, run };
+  }
+
+  app.get('/runs/:runId/events', async (c) => {
+    const found = await ownRun(c);
+    if (found instanceof Response) return found;
+    const { runId } = found;
     const last = parseEventId(c.req.header('Last-Event-ID') ?? c.req.query('lastEventId'));
     const after = last && last.runId === runId ? last.sequence : -1;
     return sseResponse((signal) => store.follow(runId, after, signal), { runId, heartbeatMs });
   });
 
   app.post('/runs/:runId/cancel', async (c) => {
-    const auth = await authorize(c.req.raw);
-    if (auth instanceof Response) return auth;
-    const runId = c.req.param('runId');
-    const run = await store.get(runId);
-    if (!run || !run.requestKey.startsWith(`${principalKey(auth.principal)}:`)) {
-      return errorResponse(404, 'not_found', `No run "${runId}"`);
-    }
+    const found = await ownRun(c);
+    if (found instanceof Response) return found;
+    const { runId, run } = found;
     running.get(runId)?.abort(new ParlanceError('aborted', 'The run was cancelled'));
     return c.json({ ok: true, status: run.status }, 202);
   });

@@ -20,17 +20,17 @@
  *   the first call of the turn: https://ai.google.dev/gemini-api/docs/thought-signatures#faqs
  */
 import type { Message, ModelRequest, Part, ReasoningEffort, ToolChoice } from '@parlance/protocol';
+import { isObject, type JsonObject, toArgumentsObject } from '../shared/json.ts';
 
 const DIALECT = 'google_gemini';
 const DUMMY_SIGNATURE = 'skip_thought_signature_validator';
 
-type Json = Record<string, unknown>;
+type Json = JsonObject;
 interface Content {
   role: 'user' | 'model';
   parts: Json[];
 }
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function stateOf(part: Part): Json | undefined {
   const state = part.providerState?.[DIALECT];
@@ -51,19 +51,6 @@ function filePart(part: Extract<Part, { type: 'file' }>): Json {
   return { fileData: { mimeType: part.mediaType, fileUri: part.url } };
 }
 
-/** `functionCall.args` and `functionResponse.response` are protobuf Structs: always objects. */
-function argsObject(input: unknown): Json {
-  if (isObject(input)) return input;
-  if (typeof input === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(input);
-      if (isObject(parsed)) return parsed;
-    } catch {
-      // not JSON: fall through and wrap it
-    }
-  }
-  return input === undefined || input === null || input === '' ? {} : { input };
-}
 
 /** https://ai.google.dev/gemini-api/docs/function-calling: `{ output }` / `{ error }` when the result is not an object. */
 function responseObject(output: unknown, isError: boolean | undefined): Json {
@@ -101,7 +88,7 @@ function modelParts(message: Message, generation: number | undefined): Json[] {
           if (state?.executableCode && isObject(part.input)) parts.push({ executableCode: part.input });
           break;
         }
-        const call: Json = { name: part.name, args: argsObject(part.input) };
+        const call: Json = { name: part.name, args: toArgumentsObject(part.input) };
         if (typeof state?.id === 'string') call.id = state.id;
         parts.push(signature ? { functionCall: call, thoughtSignature: signature } : { functionCall: call });
         break;

@@ -24,10 +24,10 @@
  *   replaces the options built here.
  */
 import { ParlanceError, type Message, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
+import { isObject, type JsonObject, toArgumentsObject } from '../shared/json.ts';
 
-type Json = Record<string, unknown>;
+type Json = JsonObject;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function decodeBase64Text(data: string, path: (string | number)[]): string {
   try {
@@ -38,19 +38,6 @@ function decodeBase64Text(data: string, path: (string | number)[]): string {
   }
 }
 
-/** Tool arguments are a JSON object on the wire. */
-function argumentsObject(input: unknown): Json {
-  if (isObject(input)) return input;
-  if (typeof input === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(input);
-      if (isObject(parsed)) return parsed;
-    } catch {
-      // not JSON: wrapped below
-    }
-  }
-  return input === undefined || input === null || input === '' ? {} : { input };
-}
 
 function userMessage(message: Message, index: number): Json | undefined {
   const texts: string[] = [];
@@ -91,7 +78,7 @@ function assistantMessage(message: Message): Json | undefined {
     if (part.type === 'text') content += part.text;
     else if (part.type === 'reasoning' && !part.redacted) thinking += part.text;
     else if (part.type === 'tool-call' && !part.providerExecuted) {
-      toolCalls.push({ function: { name: part.name, arguments: argumentsObject(part.input) } });
+      toolCalls.push({ function: { name: part.name, arguments: toArgumentsObject(part.input) } });
     }
   }
   if (content === '' && thinking.trim() === '' && toolCalls.length === 0) return undefined;

@@ -31,12 +31,17 @@ export const MISSING_RESULT = 'No result: this tool call was not completed.';
  * providers reject a tool call with no answer.
  */
 export function withMissingResults(messages: readonly Message[]): Message[] {
-  const done = resultIds(messages);
   const out: Message[] = [];
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     out.push(message);
     if (message.role !== 'assistant') continue;
+    // A call is answered by a result before the next assistant turn. Ids are only unique per
+    // response (Gemini and Ollama number their calls call_0, call_1, ... each time), so a result
+    // from an earlier round must not count for a later call with the same id.
+    let next = i + 1;
+    while (next < messages.length && messages[next]!.role !== 'assistant') next++;
+    const done = resultIds(messages.slice(i + 1, next));
     const missing = message.parts.filter((p): p is ToolCallPart => p.type === 'tool-call' && !p.providerExecuted && !done.has(p.id));
     if (missing.length === 0) continue;
     const parts: ToolResultPart[] = missing.map((call) => ({

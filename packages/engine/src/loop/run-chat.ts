@@ -217,9 +217,12 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
         if (event.type === 'tool-call-start' && event.name === OUTPUT_TOOL_NAME) outputToolIds.add(event.id);
         if (event.type === 'tool-call-delta' && outputToolIds.has(event.id)) delta = event.delta;
         if (delta === undefined) continue;
-        const parsed = partial(delta);
+        const parsed = partial.push(delta);
         if (parsed.changed) emit({ type: 'object-delta', object: parsed.value });
       }
+      // The parser skips deltas (see createPartialObjectParser): show the whole partial object at the end.
+      const rest = partial && !abortedNow() ? partial.flush() : undefined;
+      if (rest?.changed) emit({ type: 'object-delta', object: rest.value });
     } catch (error) {
       if (error instanceof HookError) throw error;
       // The model broke its contract and threw: keep what arrived, report the failure.

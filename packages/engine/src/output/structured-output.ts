@@ -60,19 +60,62 @@ export function parseOutputText(text: string): { ok: true; value: unknown } | { 
   }
 }
 
+export type PartialParseResult = { changed: true; value: unknown } | { changed: false };
+
+export interface PartialObjectParserOptions {
+  /** The tolerant parser (partial-json with every partial type allowed, by default). Injectable so tests can count parses. */
+  parse?: (text: string) => unknown;
+  /** Parse again once the text grew by at least this many characters since the last parse (default 64)... */
+  minGrowth?: number;
+  /** ...or by this fraction of the text's length at the last parse, whichever is larger (default 0.1). */
+  growthRatio?: number;
+}
+
+export interface PartialObjectParser {
+  /** Adds a delta; parses only when the rule below says so. */
+  push(delta: string): PartialParseResult;
+  /** Parses whatever arrived since the last parse (call it at the end of the response). */
+  flush(): PartialParseResult;
+  /** How many times the text was parsed so far. */
+  readonly parses: number;
+}
+
+export const PARTIAL_MIN_GROWTH = 64;
+export const PARTIAL_GROWTH_RATIO = 0.1;
+
+const partialJson = (text: string): unknown => parsePartial(text, Allow.ALL);
+
 /**
  * Tolerant parsing of the JSON received so far (partial-json: strings, numbers,
  * arrays and objects may be cut anywhere). Returns a new object only when it
  * changed, so `object-delta` events are not repeated per whitespace delta.
+ *
+ * Parsing the whole text on every delta is quadratic (a 100 KB object in 20,000
+ * deltas would parse ~1 GB of text), so the rule is deterministic and geometric:
+ * - the first delta is parsed at once, so the first partial object shows without delay;
+ * - after that, the text is parsed again only once it grew by at least
+ *   max(minGrowth, growthRatio x its length at the last parse) characters;
+ * - `flush()` parses what is left at the end of the response.
+ * Each parse is at least 1.1x longer than the one before (past the first 640
+ * characters), so the total text parsed is at most ~11x the output's length: O(n),
+ * with O(log n) parses. The price: on a long output the partial object refreshes
+ * less often (every 10 KB at 100 KB); the final object is always exact.
  */
-export function createPartialObjectParser(): (delta: string) => { changed: true; value: unknown } | { changed: false } {
+export function createPartialObjectParser(options: PartialObjectParserOptions = {}): PartialObjectParser {
+  const parse = options.parse ?? partialJson;
+  const minGrowth = options.minGrowth ?? PARTIAL_MIN_GROWTH;
+  const ratio = options.growthRatio ?? PARTIAL_GROWTH_RATIO;
   let text = '';
+  /** The text's length at the last parse (-1: never parsed). */
+  let parsedAt = -1;
   let last = '';
-  return (delta) => {
-    text += delta;
+  let parses = 0;
+  const run = (): PartialParseResult => {
+    parsedAt = text.length;
+    parses++;
     let value: unknown;
     try {
-      value = parsePartial(unfence(text), Allow.ALL);
+      value = parse(unfence(text));
     } catch {
       return { changed: false };
     }
@@ -81,6 +124,19 @@ export function createPartialObjectParser(): (delta: string) => { changed: true;
     if (key === last) return { changed: false };
     last = key;
     return { changed: true, value };
+  };
+  return {
+    push(delta) {
+      text += delta;
+      if (parsedAt < 0) return run();
+      return text.length - parsedAt >= Math.max(minGrowth, ratio * parsedAt) ? run() : { changed: false };
+    },
+    flush() {
+      return parsedAt === text.length ? { changed: false } : run();
+    },
+    get parses() {
+      return parses;
+    },
   };
 }
 

@@ -1,0 +1,25 @@
+/** Small JSON helpers the encoders and decoders share. */
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Tool arguments as a JSON object, for wire formats that carry them as objects
+ * (Gemini's protobuf Struct, Ollama's `arguments`): an object as is, a JSON string
+ * parsed, nothing as `{}`, anything else wrapped as `{ input }`.
+ */
+export function toArgumentsObject(input: unknown): JsonObject {
+  if (isObject(input)) return input;
+  if (typeof input === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(input);
+      if (isObject(parsed)) return parsed;
+    } catch {
+      // not JSON: wrapped below
+    }
+  }
+  return input === undefined || input === null || input === '' ? {} : { input };
+}
