@@ -240,8 +240,11 @@ export function reasoningTexts(messages: readonly Message[]): string[] {
 export function nativeReasoningReplay(target: DialectId, body: Json): string[] {
   const found: string[] = [];
   const walk = (value: unknown, path: string) => {
-    if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`));
-    else if (value !== null && typeof value === 'object') {
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => {
+        walk(v, `${path}[${i}]`);
+      });
+    } else if (value !== null && typeof value === 'object') {
       const node = value as Json;
       if (target === 'anthropic_messages' && ['thinking', 'redacted_thinking', 'compaction'].includes(node.type)) found.push(`${path}: ${node.type} block`);
       if (target === 'openai_responses' && node.type === 'reasoning') found.push(`${path}: reasoning item`);

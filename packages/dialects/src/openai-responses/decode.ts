@@ -181,7 +181,9 @@ export function createResponsesDecoder(): Decoder {
       const parts: [string, 's' | 'r'][] = [];
       for (const p of Array.isArray(item.summary) ? item.summary : []) if (typeof p?.text === 'string' && p.text) parts.push([p.text, 's']);
       for (const p of Array.isArray(item.content) ? item.content : []) if (typeof p?.text === 'string' && p.text) parts.push([p.text, 'r']);
-      parts.forEach(([text, kind], index) => state.reasoning(out, reasoningBlock(out, key, kind, index), text));
+      parts.forEach(([text, kind], index) => {
+        state.reasoning(out, reasoningBlock(out, key, kind, index), text);
+      });
     }
     const encrypted = typeof item.encrypted_content === 'string' && item.encrypted_content !== '' ? item.encrypted_content : undefined;
     if (entry.blocks.length === 0) {

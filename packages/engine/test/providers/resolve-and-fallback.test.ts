@@ -76,7 +76,10 @@ describe('withFallback', () => {
       },
     };
     let called = false;
-    const never: LanguageModel = { ...partial, provider: 'q', async *stream() { called = true; } };
+    const never: LanguageModel = { ...partial, provider: 'q', async *stream() {
+      called = true;
+      yield* [];
+    } };
     const response = await collectResponse(withFallback([partial, never]).stream({ messages }));
     expect(called).toBe(false);
     expect(messageText(response.message)).toBe('Hel');
@@ -95,7 +98,10 @@ describe('withFallback', () => {
         yield { type: 'finish', finishReason: 'cancelled', usage: {} };
       },
     };
-    const next: LanguageModel = { ...aborted, async *stream() { called = true; } };
+    const next: LanguageModel = { ...aborted, async *stream() {
+      called = true;
+      yield* [];
+    } };
     const response = await collectResponse(withFallback([aborted, next]).stream({ messages }));
     expect(called).toBe(false);
     expect(response.finishReason).toBe('cancelled');
