@@ -1,6 +1,6 @@
 import { collectResponse, type Event } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
-import { assertWellFormed } from '../../test/conformance.ts';
+import { assertWellFormed, decodeChunks, randomCuts, seededRandom } from '../../test/conformance.ts';
 import { decodeDialectText } from '../decode-stream.ts';
 import { anthropicMessages } from './index.ts';
 
@@ -279,5 +279,112 @@ describe('anthropic_messages decoding: content', () => {
     );
     expect(textOf(events)).toBe('one');
     expect(events.filter((e) => e.type === 'message-start')).toHaveLength(1);
+  });
+});
+
+/** Decodes a body whole, then at 20 random byte cuts: every cut must give the same events. */
+async function decodeCut(body: string): Promise<Event[]> {
+  const bytes = new TextEncoder().encode(body);
+  const whole = await decodeChunks(anthropicMessages, [bytes]);
+  assertWellFormed(whole);
+  const random = seededRandom(bytes.length);
+  for (let i = 0; i < 20; i++) expect(await decodeChunks(anthropicMessages, randomCuts(bytes, random))).toEqual(whole);
+  return whole;
+}
+
+/** Base64 of a JSON payload, as Bedrock wraps each event. */
+const b64 = (payload: object) => btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(payload))));
+
+describe('anthropic_messages decoding: variants seen in the wild', () => {
+  it('decodes content that arrives whole in message_start, with the stop reason it carries', async () => {
+    // A resumed turn: results and a call already complete, no content_block events, then message_stop.
+    const resumed = {
+      type: 'message_start',
+      message: {
+        id: 'msg_resumed',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-test',
+        content: [
+          { type: 'text', text: 'Checked é.', citations: [{ type: 'web_search_result_location', url: 'https://a.example', title: 'A', cited_text: 'x' }] },
+          { type: 'code_execution_tool_result', tool_use_id: 'srvtoolu_1', content: { type: 'code_execution_result', stdout: 'ok\n', stderr: '', return_code: 0 } },
+          { type: 'tool_use', id: 'toolu_9', name: 'lookup', input: { id: 'c_1' } },
+        ],
+        stop_reason: 'tool_use',
+        stop_sequence: null,
+        usage: { input_tokens: 3, output_tokens: 4 },
+      },
+    };
+    const events = await decodeCut(sse(resumed, messageStop));
+    const response = await collectResponse(events);
+    expect(response.message.parts).toEqual([
+      { type: 'text', text: 'Checked é.' },
+      { type: 'source', url: 'https://a.example', title: 'A' },
+      expect.objectContaining({ type: 'tool-result', toolCallId: 'srvtoolu_1', providerExecuted: true, output: expect.objectContaining({ stdout: 'ok\n' }) }),
+      { type: 'tool-call', id: 'toolu_9', name: 'lookup', input: { id: 'c_1' } },
+    ]);
+    expect(response.finishReason).toBe('tool-calls');
+    expect(response.rawFinishReason).toBe('tool_use');
+    expect(response.error).toBeUndefined();
+  });
+
+  it('keeps streamed blocks apart from blocks that arrived whole in message_start', async () => {
+    const head = start();
+    const resumed = { ...head, message: { ...head.message, content: [{ type: 'text', text: 'Before. ' }] } };
+    const events = await decodeCut(sse(resumed, textStart(0), textDelta(0, 'After.'), stop(0), messageDelta('end_turn'), messageStop));
+    const response = await collectResponse(events);
+    expect(response.message.parts).toEqual([
+      { type: 'text', text: 'Before. ' },
+      { type: 'text', text: 'After.' },
+    ]);
+    expect(response.finishReason).toBe('stop');
+  });
+
+  it('unwraps Bedrock chunks whose events are base64-encoded in `bytes`', async () => {
+    const body = [
+      start(),
+      textStart(0),
+      textDelta(0, 'Grüße'),
+      stop(0),
+      messageDelta('end_turn', { output_tokens: 7 }),
+      { type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: 10, outputTokenCount: 7, invocationLatency: 500, firstByteLatency: 200 } },
+    ]
+      .map((event, i) => `data: ${JSON.stringify(i % 2 === 0 ? { bytes: b64(event) } : { chunk: { bytes: b64(event) } })}\n\n`)
+      .join('');
+    const response = await collectResponse(await decodeCut(body));
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'Grüße' }]);
+    expect(response.usage).toEqual({ inputTokens: 10, outputTokens: 7 });
+    expect(response.finishReason).toBe('stop');
+    expect(response.error).toBeUndefined();
+  });
+
+  it.each([
+    ['throttlingException', 'rate_limited', true],
+    ['modelStreamErrorException', 'server_error', true],
+    ['validationException', 'invalid_request', false],
+  ])('reports a Bedrock %s mid-stream as %s, keeping the text', async (name, code, retryable) => {
+    const asKey = sse(start(), textStart(0), textDelta(0, 'Part'), `data: ${JSON.stringify({ [name]: { message: 'Too many requests' } })}`);
+    const asEvent = sse(start(), textStart(0), textDelta(0, 'Part'), `event: ${name}\ndata: ${JSON.stringify({ message: 'Too many requests' })}`);
+    for (const body of [asKey, asEvent]) {
+      const response = await collectResponse(await decodeCut(body));
+      expect(response.message.parts).toEqual([{ type: 'text', text: 'Part' }]);
+      expect(response.error).toMatchObject({ code, retryable });
+      expect(response.error?.message).toContain(name);
+      expect(response.finishReason).toBe('error');
+    }
+  });
+
+  it('maps a Vertex AI error in the google.rpc.Status shape by its status', async () => {
+    const quota = { error: { code: 429, message: 'Quota exceeded for aiplatform.googleapis.com', status: 'RESOURCE_EXHAUSTED' } };
+    const events = await decodeCut(sse(start(), textStart(0), textDelta(0, 'Hi'), `data: ${JSON.stringify(quota)}`));
+    const response = await collectResponse(events);
+    expect(textOf(events)).toBe('Hi');
+    expect(response.error).toMatchObject({ code: 'rate_limited', retryable: true, status: 429 });
+    expect(response.error?.message).toContain('Quota exceeded');
+  });
+
+  it('reports a Bedrock chunk holding invalid base64 JSON as invalid_response', async () => {
+    const response = await collectResponse(await decodeCut(sse(start(), `data: ${JSON.stringify({ bytes: btoa('{"type":') })}`)));
+    expect(response.error?.code).toBe('invalid_response');
   });
 });

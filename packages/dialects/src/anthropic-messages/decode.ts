@@ -9,6 +9,10 @@
  * response: one stream is one response). An `error` event fails the response, keeping
  * everything received before it.
  *
+ * Platform variants of the same stream: Bedrock's base64 `bytes` chunks and its exception
+ * events (bedrock.ts), and Vertex AI's google.rpc.Status error payloads (`onError`).
+ * Blocks already complete in `message_start.message.content` (a resumed turn) are decoded whole.
+ *
  * Blocks:
  * - text (`text_delta`; `citations_delta` -> one `source` event per cited URL);
  * - thinking (`thinking_delta`, `signature_delta` -> `reasoning-end.signature` and providerState);
@@ -22,8 +26,10 @@
  *   block. It is the model's note to itself, not the answer, so it is not text.
  */
 import type { Event, ProviderState } from '@parlance/protocol';
+import { googleRpcFailure } from '../shared/google-rpc-error.ts';
 import { createStreamState, guard, type StreamState } from '../shared/stream-state.ts';
 import type { Decoder } from '../types.ts';
+import { unwrapBedrock } from './bedrock.ts';
 import {
   errorCodeOf,
   finishReasonOf,
@@ -46,6 +52,11 @@ interface Block {
   initialInput?: unknown;
   sawFragments?: boolean;
   state?: AnthropicState;
+}
+
+/** A block's protocol id; blocks that arrived whole in `message_start` have negative indexes. */
+function blockId(kind: 'text' | 'reasoning', index: number): string {
+  return index < 0 ? `${kind}-start-${-1 - index}` : `${kind}-${index}`;
 }
 
 function isObject(value: unknown): value is Json {
@@ -76,6 +87,7 @@ export function createAnthropicDecoder(): Decoder {
   const citedUrls = new Set<string>();
   let raw: RawUsage = {};
   let stopReason: string | undefined;
+  let sawMessageStart = false;
 
   function invalid(out: Event[], message: string) {
     state.fail(out, { code: 'invalid_response', message });
@@ -93,6 +105,21 @@ export function createAnthropicDecoder(): Decoder {
     if (!message) return invalid(out, 'message_start without a message');
     state.start(out, { responseId: str(message.id), model: str(message.model) });
     reportUsage(out, message.usage);
+    // A resumed turn (programmatic tool calling, a container continuation) can start with
+    // content already complete in `message.content`, even with its `stop_reason` set and no
+    // content_block events after it. Those blocks are decoded whole, under indexes of their
+    // own (-1, -2, ...) so they never collide with the streamed blocks' indexes.
+    const reason = str(message.stop_reason);
+    if (reason) stopReason = reason;
+    if (sawMessageStart) return; // a repeated message_start (seen in the wild) adds nothing new
+    sawMessageStart = true;
+    if (!Array.isArray(message.content)) return;
+    message.content.forEach((block: unknown, i: number) => {
+      if (!isObject(block) || typeof block.type !== 'string' || state.finished) return;
+      const index = -1 - i;
+      onBlockStart(out, { index, content_block: block });
+      onBlockStop(out, { index });
+    });
   }
 
   function onBlockStart(out: Event[], payload: Json) {
@@ -105,14 +132,16 @@ export function createAnthropicDecoder(): Decoder {
     const type = block.type;
     switch (type) {
       case 'text': {
-        const id = `text-${index}`;
+        const id = blockId('text', index);
         blocks.set(index, { id, kind: 'text' });
         state.openText(out, id);
         state.text(out, id, str(block.text) ?? '');
+        // Streamed text blocks start with `citations: []` (or none); a whole block lists them.
+        if (Array.isArray(block.citations)) for (const citation of block.citations) onCitation(out, citation);
         return;
       }
       case 'thinking': {
-        const id = `reasoning-${index}`;
+        const id = blockId('reasoning', index);
         const entry: Block = { id, kind: 'thinking' };
         const signature = str(block.signature);
         if (signature) entry.signature = signature;
@@ -122,14 +151,14 @@ export function createAnthropicDecoder(): Decoder {
         return;
       }
       case 'redacted_thinking': {
-        const id = `reasoning-${index}`;
+        const id = blockId('reasoning', index);
         blocks.set(index, { id, kind: 'redacted' });
         state.openReasoning(out, id);
         state.annotate(id, { redacted: true, providerState: withAnthropicState({ redactedData: str(block.data) ?? '' }) });
         return;
       }
       case 'compaction': {
-        const id = `reasoning-${index}`;
+        const id = blockId('reasoning', index);
         const compaction: AnthropicState = { type: 'compaction' };
         const encrypted = str(block.encrypted_content);
         if (encrypted) compaction.encryptedContent = encrypted;
@@ -179,6 +208,24 @@ export function createAnthropicDecoder(): Decoder {
     }
   }
 
+  /**
+   * One citation -> one `source` per distinct URL. https://docs.anthropic.com/en/docs/build-with-claude/citations
+   * `web_search_result_location` carries `url`; `search_result_location` carries `source`
+   * (usually a URL). Document citations (`char_location`, `page_location`,
+   * `content_block_location`) point into the request's own documents, not to a URL: no source.
+   */
+  function onCitation(out: Event[], value: unknown) {
+    const citation = isObject(value) ? value : undefined;
+    const url = citation ? (str(citation.url) ?? str(citation.source)) : undefined;
+    if (!url || citedUrls.has(url) || state.finished) return;
+    citedUrls.add(url);
+    state.start(out);
+    const event: Event = { type: 'source', url };
+    const title = citation ? str(citation.title) : undefined;
+    if (title) event.title = title;
+    out.push(event);
+  }
+
   function onBlockDelta(out: Event[], payload: Json) {
     const index = payload.index;
     const delta = payload.delta;
@@ -189,9 +236,9 @@ export function createAnthropicDecoder(): Decoder {
     if (!block) {
       // A delta before its block's start: keep the text rather than lose it; other kinds cannot be placed.
       if (delta.type === 'text_delta') {
-        block = { id: `text-${index}`, kind: 'text' };
+        block = { id: blockId('text', index), kind: 'text' };
       } else if (delta.type === 'thinking_delta') {
-        block = { id: `reasoning-${index}`, kind: 'thinking' };
+        block = { id: blockId('reasoning', index), kind: 'thinking' };
       } else {
         return;
       }
@@ -216,19 +263,9 @@ export function createAnthropicDecoder(): Decoder {
         state.toolDelta(out, id, fragment);
         return;
       }
-      case 'citations_delta': {
-        const citation = isObject(delta.citation) ? delta.citation : undefined;
-        // Web search citations carry `url`; search-result citations carry `source` (usually a URL).
-        // Document citations (char/page/content-block locations) point into the request, not a URL.
-        const url = citation ? (str(citation.url) ?? str(citation.source)) : undefined;
-        if (!url || citedUrls.has(url) || state.finished) return;
-        citedUrls.add(url);
-        const event: Event = { type: 'source', url };
-        const title = citation ? str(citation.title) : undefined;
-        if (title) event.title = title;
-        out.push(event);
+      case 'citations_delta':
+        onCitation(out, delta.citation);
         return;
-      }
       case 'compaction_delta': {
         if (block.kind !== 'compaction') return;
         state.reasoning(out, id, str(delta.content) ?? '');
@@ -279,7 +316,14 @@ export function createAnthropicDecoder(): Decoder {
     const error = isObject(payload.error) ? payload.error : undefined;
     const type = error ? str(error.type) : undefined;
     const message = (error ? str(error.message) : undefined) ?? 'The provider reported an error';
-    state.fail(out, { code: errorCodeOf(type, message), message: type ? `${type}: ${message}` : message });
+    if (type || !error) {
+      state.fail(out, { code: errorCodeOf(type, message), message: type ? `${type}: ${message}` : message });
+      return;
+    }
+    // Vertex AI reports its own failures (quota, permissions) in the google.rpc.Status shape
+    // Gemini uses: `{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message": ...}}`.
+    // https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/use-claude
+    state.fail(out, googleRpcFailure(error));
   }
 
   function dispatch(out: Event[], payload: Json, type: string | undefined) {
@@ -322,11 +366,21 @@ export function createAnthropicDecoder(): Decoder {
         invalid(out, 'A stream event that is not a JSON object');
         return out;
       }
-      // The payload's own `type` names the event; the SSE event name is the fallback.
-      let type = str(payload.type) ?? wire.event;
-      if (type === undefined && isObject(payload.error)) type = 'error';
       try {
-        dispatch(out, payload, type);
+        let event = payload;
+        if (event.type === undefined) {
+          // No `type`: a Bedrock chunk or exception, or an event named only by its SSE name.
+          const unwrapped = unwrapBedrock(payload, wire.event);
+          if ('failure' in unwrapped) {
+            state.fail(out, unwrapped.failure);
+            return out;
+          }
+          event = unwrapped.payload;
+        }
+        // The payload's own `type` names the event; the SSE event name is the fallback.
+        let type = str(event.type) ?? (event === payload ? wire.event : undefined);
+        if (type === undefined && isObject(event.error)) type = 'error';
+        dispatch(out, event, type);
       } catch (error) {
         // What `guard` does for the other entry points: a bug or an absurd payload becomes an error event.
         return guard(state, out, () => {

@@ -1,6 +1,6 @@
 import { collectResponse, type Event } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
-import { decodeChunks, loadFixtures } from '../../test/conformance.ts';
+import { assertWellFormed, decodeChunks, loadFixtures, randomCuts, seededRandom } from '../../test/conformance.ts';
 import { decodeDialectText } from '../decode-stream.ts';
 import { googleGemini } from './index.ts';
 
@@ -231,5 +231,84 @@ describe('google_gemini bad input', () => {
       const events = decodeDialectText(googleGemini, `data: ${payload}\n\n`);
       expect(events.at(-1)?.type).toBe('finish');
     }
+  });
+});
+
+/** Decodes payloads whole, then at 20 random byte cuts: every cut must give the same events. */
+async function decodeCut(...payloads: unknown[]): Promise<Event[]> {
+  const bytes = new TextEncoder().encode(sse(...payloads));
+  const whole = await decodeChunks(googleGemini, [bytes]);
+  assertWellFormed(whole);
+  const random = seededRandom(bytes.length);
+  for (let i = 0; i < 20; i++) expect(await decodeChunks(googleGemini, randomCuts(bytes, random))).toEqual(whole);
+  return whole;
+}
+
+describe('google_gemini decoding: variants seen in the wild', () => {
+  it('counts tool-use prompt tokens (grounding, URL context) as input', async () => {
+    const usageMetadata = {
+      promptTokenCount: 17,
+      toolUsePromptTokenCount: 308,
+      toolUsePromptTokensDetails: [{ modality: 'TEXT', tokenCount: 308 }],
+      candidatesTokenCount: 37,
+      thoughtsTokenCount: 333,
+      totalTokenCount: 695,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: 17 }],
+    };
+    const response = await collectResponse(await decodeCut(chunk([{ text: 'Grounded.' }], { finishReason: 'STOP' }), { usageMetadata }));
+    expect(response.usage).toEqual({ inputTokens: 325, outputTokens: 370, reasoningTokens: 333, totalTokens: 695 });
+    // What is reported adds up to Gemini's own total.
+    expect(response.usage.inputTokens! + response.usage.outputTokens!).toBe(response.usage.totalTokens);
+  });
+
+  it('keeps the signature and the draft mark of generated images, and files sent by URI', async () => {
+    const response = await collectResponse(
+      await decodeCut(
+        chunk([{ text: 'Sketching…', thought: true }]),
+        chunk([{ inlineData: { mimeType: 'image/png', data: 'ZHJhZnQ=' }, thought: true }]),
+        chunk([{ inlineData: { mimeType: 'image/jpeg', data: 'ZmluYWw=' }, thoughtSignature: 'sig-image' }]),
+        chunk([{ fileData: { mimeType: 'video/mp4', fileUri: 'gs://bucket/clip.mp4' } }, { text: '' }], { finishReason: 'STOP' }),
+      ),
+    );
+    expect(response.message.parts).toEqual([
+      { type: 'reasoning', text: 'Sketching…' },
+      { type: 'file', mediaType: 'image/png', data: 'ZHJhZnQ=', providerState: { google_gemini: { thought: true } } },
+      { type: 'file', mediaType: 'image/jpeg', data: 'ZmluYWw=', providerState: { google_gemini: { thoughtSignature: 'sig-image' } } },
+      { type: 'file', mediaType: 'video/mp4', url: 'gs://bucket/clip.mp4' },
+    ]);
+    expect(response.finishReason).toBe('stop');
+  });
+
+  it('turns citation metadata of the Gemini API and of Vertex AI into deduplicated sources', async () => {
+    const events = await decodeCut(
+      chunk([{ text: 'Recited ' }], { citationMetadata: { citationSources: [{ startIndex: 0, endIndex: 8, uri: 'https://a.example', license: '' }] } }),
+      chunk([{ text: 'text.' }], {
+        finishReason: 'STOP',
+        citationMetadata: { citations: [{ startIndex: 0, endIndex: 5, uri: 'https://a.example' }, { uri: 'https://b.example', title: 'B' }, { license: 'mit' }] },
+      }),
+    );
+    const response = await collectResponse(events);
+    expect(response.message.parts).toEqual([
+      { type: 'text', text: 'Recited text.' },
+      { type: 'source', url: 'https://a.example' },
+      { type: 'source', url: 'https://b.example', title: 'B' },
+    ]);
+  });
+
+  it('pairs code execution parts by their ids and keeps their signatures', async () => {
+    const response = await collectResponse(
+      await decodeCut(
+        chunk([{ executableCode: { id: 'exec_a', language: 'PYTHON', code: 'print(1)' }, thoughtSignature: 'sig-code' }]),
+        chunk([{ executableCode: { id: 'exec_b', language: 'PYTHON', code: 'print(2)' } }]),
+        chunk([{ codeExecutionResult: { id: 'exec_a', outcome: 'OUTCOME_OK', output: '1\n' } }]),
+        chunk([{ codeExecutionResult: { id: 'exec_b', outcome: 'OUTCOME_OK', output: '2\n' } }, { text: 'Done.' }], { finishReason: 'STOP' }),
+      ),
+    );
+    const [first, second, firstResult, secondResult] = response.message.parts;
+    expect(first).toMatchObject({ type: 'tool-call', id: 'exec_a', providerState: { google_gemini: { executableCode: true, thoughtSignature: 'sig-code' } } });
+    expect(second).toMatchObject({ type: 'tool-call', id: 'exec_b' });
+    expect(firstResult).toMatchObject({ type: 'tool-result', toolCallId: 'exec_a', output: { output: '1\n' } });
+    expect(secondResult).toMatchObject({ type: 'tool-result', toolCallId: 'exec_b', output: { output: '2\n' } });
+    expect(response.finishReason).toBe('stop');
   });
 });

@@ -19,7 +19,7 @@
 import type { Event, FinishReason, ProviderState, Usage } from '@parlance/protocol';
 import { createStreamState, guard, parseJson } from '../shared/stream-state.ts';
 import type { Decoder, DecoderFailure, WireEvent } from '../types.ts';
-import { geminiFailure } from './errors.ts';
+import { googleRpcFailure } from '../shared/google-rpc-error.ts';
 import { createArgsBuilder, type ArgsBuilder, type PartialArg } from './partial-args.ts';
 
 const DIALECT = 'google_gemini';
@@ -72,20 +72,26 @@ function mapFinishReason(raw: string, sawToolCall: boolean): { reason: FinishRea
 
 /**
  * https://ai.google.dev/api/generate-content#UsageMetadata. `promptTokenCount` already
- * includes cached tokens (it "is still the total effective prompt size"), so it is
- * `inputTokens` as is. `candidatesTokenCount` excludes thoughts; `outputTokens` is
+ * includes cached tokens (it "is still the total effective prompt size"). Tool-use prompt
+ * tokens (`toolUsePromptTokenCount`: search results, fetched URLs, code output fed back to
+ * the model) are reported beside it, are billed as input and are part of
+ * `totalTokenCount`, so `inputTokens` is prompt + tool-use prompt (other libraries that
+ * dropped them under-reported grounded calls' input by up to 20x: vercel/ai#14575,
+ * BerriAI/litellm#33530). `candidatesTokenCount` excludes thoughts; `outputTokens` is
  * candidates + thoughts (what is billed as output, the same convention as OpenAI's
- * completion tokens), with thoughts also in `reasoningTokens`.
+ * completion tokens), with thoughts also in `reasoningTokens`. The per-modality details
+ * (`promptTokensDetails`, `candidatesTokensDetails`, ...) only split these totals: ignored.
  */
 export function usageFromMetadata(meta: unknown): Usage | undefined {
   if (!isObject(meta)) return undefined;
   const usage: Usage = {};
   const prompt = num(meta.promptTokenCount);
+  const toolPrompt = num(meta.toolUsePromptTokenCount);
   const candidates = num(meta.candidatesTokenCount);
   const thoughts = num(meta.thoughtsTokenCount);
   const cached = num(meta.cachedContentTokenCount);
   const total = num(meta.totalTokenCount);
-  if (prompt !== undefined) usage.inputTokens = prompt;
+  if (prompt !== undefined || toolPrompt !== undefined) usage.inputTokens = (prompt ?? 0) + (toolPrompt ?? 0);
   if (candidates !== undefined || thoughts !== undefined) usage.outputTokens = (candidates ?? 0) + (thoughts ?? 0);
   if (thoughts !== undefined) usage.reasoningTokens = thoughts;
   if (cached !== undefined) usage.cacheReadTokens = cached;
@@ -219,33 +225,50 @@ export function createGeminiDecoder(): Decoder {
       return;
     }
     // Code execution is run by Google: a provider-executed call and its result.
-    // https://ai.google.dev/gemini-api/docs/code-execution
+    // https://ai.google.dev/gemini-api/docs/code-execution. Newer APIs give both parts an `id`
+    // (the result names its code's id); without one a result answers the latest code part.
+    // A signature on either part is kept so the encoder sends it back on the same part.
     if (isObject(part.executableCode)) {
       closeBlock(out);
-      const id = `code_${counts.code++}`;
+      const providerId = typeof part.executableCode.id === 'string' && part.executableCode.id !== '' ? part.executableCode.id : undefined;
+      const id = providerId ?? `code_${counts.code++}`;
       lastCodeId = id;
-      const providerState = { [DIALECT]: { executableCode: true } };
+      const providerState = { [DIALECT]: signature ? { executableCode: true, thoughtSignature: signature } : { executableCode: true } };
       state.toolStart(out, id, 'code_execution', { providerExecuted: true, providerState });
       state.end(out, id, { input: part.executableCode });
       return;
     }
     if (isObject(part.codeExecutionResult)) {
       closeBlock(out);
-      const toolCallId = lastCodeId ?? `code_${counts.code++}`;
+      const providerId = typeof part.codeExecutionResult.id === 'string' && part.codeExecutionResult.id !== '' ? part.codeExecutionResult.id : undefined;
+      const toolCallId = providerId ?? lastCodeId ?? `code_${counts.code++}`;
       out.push({
         type: 'tool-result',
         toolCallId,
         name: 'code_execution',
         output: part.codeExecutionResult,
         providerExecuted: true,
-        providerState: { [DIALECT]: { codeExecutionResult: true } },
+        providerState: { [DIALECT]: signature ? { codeExecutionResult: true, thoughtSignature: signature } : { codeExecutionResult: true } },
       });
       return;
     }
-    if (isObject(part.inlineData) && typeof part.inlineData.data === 'string') {
+    // Generated media: inline bytes (image output) or, on Vertex AI, a file by URI. Image models
+    // sign their image parts (the signature must go back for multi-turn editing) and may send
+    // draft images while thinking (`thought: true`), marked so a UI can tell them from the answer.
+    // https://ai.google.dev/gemini-api/docs/image-generation#thinking-process
+    const media = isObject(part.inlineData) && typeof part.inlineData.data === 'string' ? part.inlineData : undefined;
+    const linked = isObject(part.fileData) && typeof part.fileData.fileUri === 'string' ? part.fileData : undefined;
+    if (media || linked) {
       closeBlock(out);
-      const mediaType = typeof part.inlineData.mimeType === 'string' ? part.inlineData.mimeType : 'application/octet-stream';
-      out.push({ type: 'file', mediaType, data: part.inlineData.data });
+      const source = (media ?? linked)!;
+      const mediaType = typeof source.mimeType === 'string' && source.mimeType !== '' ? source.mimeType : 'application/octet-stream';
+      const event: Event = media
+        ? { type: 'file', mediaType, data: media.data as string }
+        : { type: 'file', mediaType, url: linked!.fileUri as string };
+      const providerState = geminiState({ thoughtSignature: signature, thought: part.thought === true ? true : undefined });
+      if (providerState) event.providerState = providerState;
+      out.push(event);
+      return;
     }
     // Other part kinds (videoMetadata, toolCall of server tools, ...) are not content: ignored.
   }
@@ -264,6 +287,25 @@ export function createGeminiDecoder(): Decoder {
     }
   }
 
+  /**
+   * Citations of recited sources: `citationMetadata.citationSources` (Gemini API,
+   * https://ai.google.dev/api/generate-content#CitationMetadata) or `.citations` (Vertex AI,
+   * https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/CitationMetadata).
+   * Entries without a URI (license-only) are not sources.
+   */
+  function onCitations(out: Event[], metadata: unknown) {
+    if (!isObject(metadata)) return;
+    const list = Array.isArray(metadata.citationSources) ? metadata.citationSources : metadata.citations;
+    if (!Array.isArray(list)) return;
+    for (const citation of list) {
+      if (!isObject(citation) || typeof citation.uri !== 'string' || citation.uri === '' || sources.has(citation.uri)) continue;
+      sources.add(citation.uri);
+      const event: Event = { type: 'source', url: citation.uri };
+      if (typeof citation.title === 'string' && citation.title !== '') event.title = citation.title;
+      out.push(event);
+    }
+  }
+
   function fail(out: Event[], failure: DecoderFailure) {
     closeBlock(out);
     closeCall(out);
@@ -271,7 +313,7 @@ export function createGeminiDecoder(): Decoder {
   }
 
   function onPayload(out: Event[], payload: Json) {
-    if (payload.error !== undefined) return fail(out, geminiFailure(payload.error));
+    if (payload.error !== undefined) return fail(out, googleRpcFailure(payload.error));
     // Every chunk repeats the response id and model; only the first is read (hot path: no object per chunk).
     if (!state.started) {
       state.start(out, {
@@ -286,6 +328,7 @@ export function createGeminiDecoder(): Decoder {
         for (const part of content.parts) if (isObject(part)) onPart(out, part);
       }
       onGrounding(out, candidate.groundingMetadata);
+      onCitations(out, candidate.citationMetadata);
       if (typeof candidate.finishReason === 'string' && candidate.finishReason !== '') {
         pending = { raw: candidate.finishReason, ...mapFinishReason(candidate.finishReason, sawToolCall) };
       }

@@ -1,6 +1,7 @@
-import type { Message, ModelRequest } from '@parlance/protocol';
+import { collectResponse, type Message, type ModelRequest } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
 import { GOOGLE_SCHEMA, validateAgainstDiscovery } from '../../test/schemas.ts';
+import { decodeDialectText } from '../decode-stream.ts';
 import { googleGemini } from './index.ts';
 
 const encode = (request: Partial<ModelRequest>) => {
@@ -228,6 +229,42 @@ describe('google_gemini encodeRequest', () => {
       { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } },
       { text: 'Done' },
     ]);
+  });
+
+  it('sends generated images and code execution back with their signatures, draft images as thoughts', async () => {
+    // What the decoder produced from a Gemini 3 image / code-execution response.
+    const sse = [
+      { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: 'ZHJhZnQ=' }, thought: true }] }, index: 0 }] },
+      { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/jpeg', data: 'ZmluYWw=' }, thoughtSignature: 'sig-image' }] }, index: 0 }] },
+      {
+        candidates: [
+          {
+            content: {
+              role: 'model',
+              parts: [
+                { executableCode: { language: 'PYTHON', code: 'print(1)' }, thoughtSignature: 'sig-code' },
+                { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } },
+              ],
+            },
+            finishReason: 'STOP',
+            index: 0,
+          },
+        ],
+      },
+    ]
+      .map((p) => `data: ${JSON.stringify(p)}\n\n`)
+      .join('');
+    const response = await collectResponse(decodeDialectText(googleGemini, sse));
+    const body = encode({ model: 'gemini-3-pro-image-preview', messages: [user('Draw'), { ...response.message, id: 'a' }, user('Now in blue')] });
+    expect(body.contents[1]).toEqual({
+      role: 'model',
+      parts: [
+        { inlineData: { mimeType: 'image/png', data: 'ZHJhZnQ=' }, thought: true },
+        { inlineData: { mimeType: 'image/jpeg', data: 'ZmluYWw=' }, thoughtSignature: 'sig-image' },
+        { executableCode: { language: 'PYTHON', code: 'print(1)' }, thoughtSignature: 'sig-code' },
+        { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } },
+      ],
+    });
   });
 
   it('merges extra last', () => {

@@ -85,7 +85,9 @@ function modelParts(message: Message, generation: number | undefined): Json[] {
         break;
       case 'tool-call': {
         if (part.providerExecuted) {
-          if (state?.executableCode && isObject(part.input)) parts.push({ executableCode: part.input });
+          if (state?.executableCode && isObject(part.input)) {
+            parts.push(signature ? { executableCode: part.input, thoughtSignature: signature } : { executableCode: part.input });
+          }
           break;
         }
         const call: Json = { name: part.name, args: toArgumentsObject(part.input) };
@@ -94,11 +96,18 @@ function modelParts(message: Message, generation: number | undefined): Json[] {
         break;
       }
       case 'tool-result':
-        if (part.providerExecuted && state?.codeExecutionResult && isObject(part.output)) parts.push({ codeExecutionResult: part.output });
+        if (part.providerExecuted && state?.codeExecutionResult && isObject(part.output)) {
+          parts.push(signature ? { codeExecutionResult: part.output, thoughtSignature: signature } : { codeExecutionResult: part.output });
+        }
         break;
-      case 'file':
-        parts.push(filePart(part));
+      case 'file': {
+        // Generated images go back with their signature (and draft images as thoughts), as received.
+        const file = filePart(part);
+        if (state?.thought === true) file.thought = true;
+        if (signature) file.thoughtSignature = signature;
+        parts.push(file);
         break;
+      }
       case 'source':
         break;
     }

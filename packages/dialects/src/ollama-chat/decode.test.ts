@@ -78,6 +78,17 @@ describe('ollama_chat decoder', () => {
     expect(response.rawFinishReason).toBe(raw);
   });
 
+  it('finishes a load-only response at the end of the body, and keeps generating if lines follow a load notice', async () => {
+    const loadLine = `${JSON.stringify({ model: 'qwen3:8b', created_at: 't', message: { role: 'assistant', content: '' }, done: true, done_reason: 'load' })}\n`;
+    const loadOnly = await collectResponse(await decodeEverywhere(body(loadLine)));
+    expect(loadOnly.finishReason).toBe('other');
+    expect(loadOnly.rawFinishReason).toBe('load');
+    expect(loadOnly.error).toBeUndefined();
+    const response = await collectResponse(await decodeEverywhere(body(loadLine, line({ content: 'Hi' }), done())));
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'Hi' }]);
+    expect(response.finishReason).toBe('stop');
+  });
+
   it('leaves usage the server did not report undefined', async () => {
     const response = await collectResponse(await decodeChunks(ollamaChat, [body(line({ content: 'x' }), line({}, { done: true, done_reason: 'stop' }))]));
     expect(response.usage).toEqual({});
@@ -125,9 +136,29 @@ describe('ollama_chat bad input', () => {
     expect(response.finishReason).toBe('error');
   });
 
-  it('reports a tool call without a name as invalid_response', async () => {
-    const response = await collectResponse(await decodeChunks(ollamaChat, [body(line({ tool_calls: [{ function: { arguments: {} } }] }), done())]));
+  it('keeps a tool call whose name is empty or missing (small models emit them) and decodes the rest', async () => {
+    const events = await decodeEverywhere(
+      body(line({ tool_calls: [{ id: 'call_x', function: { index: 0, name: '', arguments: { n: '10' } } }] }), line({ tool_calls: [{ function: { arguments: {} } }] }), line({ content: 'ok' }), done()),
+    );
+    const response = await collectResponse(events);
+    expect(response.message.parts).toEqual([
+      { type: 'tool-call', id: 'call_x', name: '', input: { n: '10' } },
+      { type: 'tool-call', id: 'call_1', name: '', input: {} },
+      { type: 'text', text: 'ok' },
+    ]);
+    expect(response.error).toBeUndefined();
+    expect(response.usage).toEqual({ inputTokens: 30, outputTokens: 12, totalTokens: 42 });
+  });
+
+  it('reports a tool call without a function object as invalid_response', async () => {
+    const response = await collectResponse(await decodeChunks(ollamaChat, [body(line({ tool_calls: [{ name: 'f' }] }), done())]));
     expect(response.error?.code).toBe('invalid_response');
+  });
+
+  it('keeps call ids unique when the server repeats one', async () => {
+    const call = { id: 'call_a', function: { name: 'f', arguments: {} } };
+    const response = await collectResponse(await decodeEverywhere(body(line({ tool_calls: [call] }), line({ tool_calls: [call] }), done())));
+    expect(response.message.parts.map((p) => (p.type === 'tool-call' ? p.id : p.type))).toEqual(['call_a', 'call_a_1']);
   });
 
   it('never throws on absurd lines', async () => {

@@ -6,7 +6,14 @@
  *   of kind closes the open block).
  * - `message.tool_calls` arrive whole (arguments as an object) and without ids (newer
  *   servers may send one): the id is the server's or `call_<n>`, n counting the response's
- *   calls, so decoding is deterministic. Ollama matches results by `tool_name`.
+ *   calls, so decoding is deterministic (and made unique if a server repeats one). Ollama
+ *   matches results by `tool_name`. A call with an empty or missing name (small models
+ *   emit them) is still a call, named '': the caller answers it as an unknown tool rather
+ *   than losing the rest of the response.
+ * - `done_reason: "load"` / `"unload"` answer a request that only (un)loads the model
+ *   (https://github.com/ollama/ollama/blob/main/docs/api.md#load-a-model). If one arrives
+ *   before anything was generated, the finish waits for the end of the body, so a server
+ *   that sends it as a notice before generating loses nothing.
  * - Usage: `prompt_eval_count` -> inputTokens (Ollama reuses its KV cache but reports the
  *   tokens it evaluated; there is no cached-token count), `eval_count` -> outputTokens
  *   (thinking tokens included: Ollama counts every generated token), totalTokens = their sum.
@@ -55,6 +62,9 @@ export function createOllamaDecoder(): Decoder {
   let block: { kind: 'text' | 'reasoning'; id: string } | undefined;
   const counts = { text: 0, reasoning: 0, call: 0 };
   let sawToolCall = false;
+  const usedIds = new Set<string>();
+  /** A load/unload `done` line seen before any output: the finish, unless more lines follow. */
+  let held: { reason: FinishReason; raw: string } | undefined;
 
   function closeBlock(out: Event[]) {
     if (block) state.end(out, block.id);
@@ -73,13 +83,16 @@ export function createOllamaDecoder(): Decoder {
 
   function onToolCall(out: Event[], call: unknown) {
     const fn = isObject(call) ? call.function : undefined;
-    if (!isObject(fn) || typeof fn.name !== 'string' || fn.name === '') throw new Error('A tool call without a function name');
+    if (!isObject(fn)) throw new Error('A tool call without a function object');
     closeBlock(out);
-    const id = isObject(call) && typeof call.id === 'string' && call.id !== '' ? call.id : `call_${counts.call}`;
+    const base = isObject(call) && typeof call.id === 'string' && call.id !== '' ? call.id : `call_${counts.call}`;
+    let id = base;
+    for (let n = 1; usedIds.has(id); n++) id = `${base}_${n}`;
+    usedIds.add(id);
     counts.call++;
     sawToolCall = true;
     const input = argumentsOf(fn.arguments);
-    state.toolStart(out, id, fn.name);
+    state.toolStart(out, id, typeof fn.name === 'string' ? fn.name : '');
     state.toolDelta(out, id, typeof input === 'string' ? input : JSON.stringify(input));
     state.end(out, id, { input });
   }
@@ -89,6 +102,7 @@ export function createOllamaDecoder(): Decoder {
       closeBlock(out);
       return state.fail(out, ollamaFailure(payload.error));
     }
+    held = undefined;
     state.start(out, { model: typeof payload.model === 'string' ? payload.model : undefined });
     const message = payload.message;
     if (isObject(message)) {
@@ -106,6 +120,11 @@ export function createOllamaDecoder(): Decoder {
     if (Object.keys(usage).length) state.addUsage(out, usage);
     closeBlock(out);
     const raw = typeof payload.done_reason === 'string' ? payload.done_reason : undefined;
+    const nothingYet = counts.text + counts.reasoning + counts.call === 0;
+    if ((raw === 'load' || raw === 'unload') && nothingYet) {
+      held = { reason: mapDoneReason(raw, false), raw };
+      return;
+    }
     state.finish(out, mapDoneReason(raw, sawToolCall), raw);
   }
 
@@ -131,7 +150,7 @@ export function createOllamaDecoder(): Decoder {
       const out: Event[] = [];
       return guard(state, out, () => {
         closeBlock(out);
-        state.endOfStream(out);
+        state.endOfStream(out, held);
       });
     },
     fail(failure) {

@@ -6,7 +6,7 @@
  */
 import { collectResponse, type Event } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
-import { assertWellFormed } from '../../test/conformance.ts';
+import { assertWellFormed, decodeChunks, randomCuts, seededRandom } from '../../test/conformance.ts';
 import { decodeDialectText } from '../decode-stream.ts';
 import type { DecoderOptions } from '../types.ts';
 import { openaiCompletions } from './index.ts';
@@ -32,6 +32,16 @@ function decode(text: string, options?: DecoderOptions): Event[] {
 }
 
 const errorsOf = (events: Event[]) => events.filter((e) => e.type === 'error');
+
+/** Decodes whole and at 20 random byte cuts: the events must not change. */
+async function decodeEverywhere(text: string): Promise<Event[]> {
+  const bytes = new TextEncoder().encode(text);
+  const whole = decode(text);
+  expect(await decodeChunks(openaiCompletions, [bytes])).toEqual(whole);
+  const random = seededRandom(bytes.length);
+  for (let i = 0; i < 20; i++) expect(await decodeChunks(openaiCompletions, randomCuts(bytes, random))).toEqual(whole);
+  return whole;
+}
 
 describe('bad input', () => {
   it('reports invalid JSON as invalid_response and keeps the text before it', async () => {
@@ -88,14 +98,39 @@ describe('bad input', () => {
     ['an overload', sse(chunk({ content: 'a' }), { error: { message: 'busy', code: 503 } }), 'overloaded', 503],
     ['an error event whose data is not JSON', sse(chunk({ content: 'a' }), 'event: error\ndata: upstream exploded\n\n'), 'server_error', undefined],
     ['finish_reason "error" with no error object', sse(chunk({ content: 'a' }), chunk({}, 'error')), 'server_error', undefined],
+    ['finish_reason "insufficient_system_resource" (DeepSeek)', sse(chunk({ content: 'a' }), chunk({}, 'insufficient_system_resource')), 'overloaded', undefined],
+    [
+      'a top-level error object (older vLLM)',
+      sse(chunk({ content: 'a' }), { object: 'error', message: "This model's maximum context length is 4096 tokens.", type: 'BadRequestError', param: null, code: 400 }, DONE),
+      'context_length_exceeded',
+      400,
+    ],
+    [
+      'an invalid_request_error about the context size (llama.cpp)',
+      sse(chunk({ content: 'a' }), { error: { code: 400, message: 'the request exceeds the available context size', type: 'invalid_request_error' } }, DONE),
+      'context_length_exceeded',
+      400,
+    ],
   ])('maps %s to a typed error after what arrived', async (_, text, code, status) => {
-    const events = decode(text);
+    const events = await decodeEverywhere(text);
     const response = await collectResponse(events);
     expect(response.message.parts).toEqual([{ type: 'text', text: 'a' }]);
     expect(response.finishReason).toBe('error');
     expect(response.error?.code).toBe(code);
     expect(response.error?.status).toBe(status);
     expect(response.error?.message.length).toBeGreaterThan(0);
+  });
+
+  it('keeps the message of a bare {"error": "..."} chunk', async () => {
+    const response = await collectResponse(await decodeEverywhere(sse(chunk({ content: 'a' }), { error: 'upstream timed out' }, DONE)));
+    expect(response.error).toMatchObject({ code: 'server_error', message: 'upstream timed out' });
+  });
+
+  it('reports [DONE] before any chunk as invalid_response (old llama.cpp sends its error on an `error:` line)', async () => {
+    const text = 'error: {"code":400,"message":"too long","type":"invalid_request_error"}\n\n' + DONE;
+    const response = await collectResponse(await decodeEverywhere(text));
+    expect(response.finishReason).toBe('error');
+    expect(response.error?.code).toBe('invalid_response');
   });
 
   it.each([
@@ -218,6 +253,64 @@ describe('tool calls', () => {
   });
 });
 
+describe('compatible-server variants', () => {
+  it('decodes only choice 0 when several choices stream (n > 1), ignoring the others and their finish', async () => {
+    const choice = (index: number, delta: object, finish: string | null = null) => ({ ...base, choices: [{ index, delta, finish_reason: finish, logprobs: null }] });
+    const events = await decodeEverywhere(
+      sse(choice(0, { role: 'assistant', content: '' }), choice(1, { role: 'assistant', content: '' }), choice(1, { content: 'Other' }), choice(0, { content: 'Hello' }), choice(1, {}, 'length'), choice(0, { content: ' there' }), choice(0, {}, 'stop'), DONE),
+    );
+    const response = await collectResponse(events);
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'Hello there' }]);
+    expect(response.finishReason).toBe('stop');
+  });
+
+  it('starts the message at the first chunk that names it (Azure prompt-filter chunk, delta-less filter chunks)', async () => {
+    const filter = { hate: { filtered: false, severity: 'safe' } };
+    const events = await decodeEverywhere(
+      sse(
+        { choices: [], created: 0, id: '', model: '', object: '', prompt_filter_results: [{ prompt_index: 0, content_filter_results: filter }] },
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, content_filter_results: {}, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { content: 'Hey 👋' }, content_filter_results: filter, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+        { id: '', model: '', object: '', created: 0, choices: [{ index: 0, finish_reason: null, content_filter_results: filter, content_filter_offsets: { check_offset: 0, start_offset: 0, end_offset: 9 } }] },
+      ),
+    );
+    expect(events[0]).toEqual({ type: 'message-start', responseId: 'chatcmpl-1', model: 'gpt-test' });
+    const response = await collectResponse(events);
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'Hey 👋' }]);
+    expect(response.finishReason).toBe('stop');
+  });
+
+  it('splits calls that reuse one index under different ids (Ollama OpenAI API) and keeps later fragments on the new call', async () => {
+    const call = (id: string | undefined, name: string | undefined, args: string) => chunk({ tool_calls: [{ index: 0, ...(id ? { id, type: 'function' } : {}), function: { ...(name ? { name } : {}), arguments: args } }] });
+    const response = await collectResponse(
+      await decodeEverywhere(sse(call('call_a', 'write', '{"path":"a.py"}'), call('call_b', 'write', '{"path":'), call(undefined, undefined, '"b.py"}'), call('call_b', 'write', ''), chunk({}, 'tool_calls'), DONE)),
+    );
+    expect(response.message.parts).toEqual([
+      { type: 'tool-call', id: 'call_a', name: 'write', input: { path: 'a.py' } },
+      { type: 'tool-call', id: 'call_b', name: 'write', input: { path: 'b.py' } },
+    ]);
+  });
+
+  it('turns url_citation annotations into one source per URL', async () => {
+    const cite = (url: string, title: string) => ({ type: 'url_citation', url_citation: { url, title, start_index: 0, end_index: 5 } });
+    const events = await decodeEverywhere(
+      sse(chunk({ role: 'assistant', content: 'Aid resumed.', annotations: [] }), chunk({ annotations: [cite('https://a.example/1', 'A'), cite('https://a.example/1', 'A'), { type: 'file_citation' }] }), chunk({ annotations: [cite('https://b.example/2', '')] }, 'stop'), DONE),
+    );
+    expect(events.filter((e) => e.type === 'source')).toEqual([
+      { type: 'source', url: 'https://a.example/1', title: 'A' },
+      { type: 'source', url: 'https://b.example/2' },
+    ]);
+    expect((await collectResponse(events)).finishReason).toBe('stop');
+  });
+
+  it('does not take finish_reason "null" (a string) as a finish', async () => {
+    const response = await collectResponse(await decodeEverywhere(sse(chunk({ content: 'Hal' }, 'null'), chunk({ content: 'f' }))));
+    expect(response.message.parts).toEqual([{ type: 'text', text: 'Half' }]);
+    expect(response.error?.code).toBe('invalid_response');
+  });
+});
+
 describe('content and reasoning shapes', () => {
   it('reads array content with thinking parts (Mistral reasoning models)', async () => {
     const response = await collectResponse(
@@ -280,5 +373,20 @@ describe('content and reasoning shapes', () => {
   it('maps DeepSeek prompt_cache_hit_tokens to cacheReadTokens', () => {
     const finish = decode(sse(chunk({ content: 'x' }, 'stop'), usageChunk({ prompt_tokens: 100, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36, completion_tokens: 5, total_tokens: 105 }), DONE)).at(-1);
     expect(finish).toMatchObject({ usage: { inputTokens: 100, cacheReadTokens: 64, outputTokens: 5, totalTokens: 105 } });
+  });
+});
+
+describe('finish reason after tool calls', () => {
+  it('reports tool-calls when a server says "stop" after streaming tool calls (vLLM, llama.cpp)', async () => {
+    const body = [
+      'data: {"id":"c1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_time","arguments":""}}]}}]}\n\n',
+      'data: {"id":"c1","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"tz\\":\\"UTC\\"}"}}]}}]}\n\n',
+      'data: {"id":"c1","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n',
+      'data: [DONE]\n\n',
+    ].join('');
+    const response = await collectResponse(decodeDialectText(openaiCompletions, body));
+    expect(response.finishReason).toBe('tool-calls');
+    expect(response.rawFinishReason).toBe('stop');
+    expect(response.message.parts).toEqual([{ type: 'tool-call', id: 'call_1', name: 'get_time', input: { tz: 'UTC' } }]);
   });
 });

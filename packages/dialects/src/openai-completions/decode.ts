@@ -16,21 +16,30 @@
  *   doubled. `reasoning_details` entries (summaries, signed text, encrypted blobs)
  *   are also kept in providerState for the round trip
  *   (https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks).
- * - Tool calls are indexed deltas (`tool_calls[].index`). Some providers repeat
- *   the id and name on every chunk (Fireworks/Kimi), send `id: ""` on later
- *   chunks (Alibaba), send the whole arguments at once (Groq, Z.ai) or several
- *   calls in one response. A call is keyed by its index; its id and name are taken
- *   once, from the first chunk that has them.
- * - Errors come inside a data chunk (`{"error": {...}}`: OpenAI, vLLM, OpenRouter)
- *   or as `event: error` (Groq).
+ * - Tool calls are indexed deltas (`tool_calls[].index`), with the variants of
+ *   compatible servers read in tool-calls.ts.
+ * - Errors come inside a data chunk (`{"error": {...}}`: OpenAI, vLLM, OpenRouter,
+ *   llama.cpp; `{"object": "error", ...}`: older vLLM) or as `event: error` (Groq).
+ * - Azure OpenAI sends a first chunk with `choices: []`, empty `id` and `model` and
+ *   only `prompt_filter_results`, and chunks whose choice has no `delta` (content
+ *   filter annotations): https://learn.microsoft.com/en-us/azure/ai-foundry/openai/concepts/content-filter-annotations.
+ *   The message starts at the first chunk that names the response or has a choice.
+ * - URL citations come as `delta.annotations` (`url_citation`, OpenAI search models
+ *   and the OpenRouter web plugin: https://platform.openai.com/docs/guides/tools-web-search?api-mode=chat)
+ *   and become `source` events, one per URL.
  *
  * Decisions a user sees:
- * - Only the first choice is decoded (`n > 1` is not supported by the protocol).
+ * - Only the choice with `index` 0 is decoded (`n > 1` is not supported by the
+ *   protocol); chunks of other choices (which OpenAI sends as chunks of their own)
+ *   are ignored, their text and finish_reason included.
  * - A `refusal` delta (https://platform.openai.com/docs/guides/structured-outputs#refusals)
  *   becomes text in its own text block whose providerState marks it
  *   `{ openai_completions: { refusal: true } }`, and a response that refused and then
  *   stopped finishes with 'refusal' (raw 'stop'). Encoding sends it back as `refusal`.
- * - `[DONE]` without any `finish_reason` finishes with 'other'.
+ * - `[DONE]` without any `finish_reason` finishes with 'other'; `[DONE]` before any
+ *   chunk at all is an `invalid_response` error (llama.cpp servers before 2025-09
+ *   sent their error on a non-standard `error:` SSE line, which SSE parsers drop,
+ *   then `[DONE]`: ggml-org/llama.cpp#16109).
  * - Content sent as an array of parts (Mistral reasoning models:
  *   https://docs.mistral.ai/capabilities/reasoning/) is read: `text` parts as text,
  *   `thinking` parts as reasoning.
@@ -38,7 +47,8 @@
 import type { Event, FinishReason, ProviderState } from '@parlance/protocol';
 import { createStreamState, guard, parseJson } from '../shared/stream-state.ts';
 import type { Decoder, DecoderOptions, WireEvent } from '../types.ts';
-import { DIALECT_ID, isObject, type JsonObject, mapFinishReason, mapProviderError, mapUsage } from './mappings.ts';
+import { DIALECT_ID, finishErrorCode, isObject, type JsonObject, mapFinishReason, mapProviderError, mapUsage } from './mappings.ts';
+import { createToolCallReader } from './tool-calls.ts';
 
 
 /** Default reasoning fields, in order of preference (see the header comment). */
@@ -50,13 +60,6 @@ export interface ReasoningState {
   field?: string;
   /** OpenRouter `reasoning_details`, merged by type and index, sent back verbatim. */
   reasoningDetails?: JsonObject[];
-}
-
-interface ToolSlot {
-  providerId?: string;
-  name?: string;
-  blockId?: string;
-  pending: string[];
 }
 
 function nonEmpty(value: unknown): string | undefined {
@@ -101,9 +104,9 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
   let refusalId: string | undefined;
   let refused = false;
   let reasoning: { id: string; state: ReasoningState; hasText: boolean } | undefined;
-  const slots = new Map<string, ToolSlot>();
-  const usedIds = new Set<string>();
-  let lastSlotKey: string | undefined;
+  /** A JSON chunk arrived (a `[DONE]` before any is not a response). */
+  let sawChunk = false;
+  const citedUrls = new Set<string>();
 
   const invalid = (out: Event[], message: string) => state.fail(out, { code: 'invalid_response', message });
 
@@ -222,59 +225,34 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
     }
   }
 
-  function startTool(out: Event[], slot: ToolSlot, key: string) {
-    let id = options.toolCallIds === 'synthesize' ? undefined : slot.providerId;
-    id ??= `call_${key}`;
-    // Block ids are unique within a response, even if a provider reuses a call id.
-    let unique = id;
-    for (let n = 1; usedIds.has(unique); n++) unique = `${id}_${n}`;
-    usedIds.add(unique);
-    slot.blockId = unique;
-    state.toolStart(out, unique, slot.name ?? '');
-    for (const fragment of slot.pending) state.toolDelta(out, unique, fragment);
-    slot.pending = [];
-  }
-
-  function readToolCall(out: Event[], call: unknown, position: number): boolean {
-    if (!isObject(call)) {
-      invalid(out, `A tool_calls entry is not an object: ${JSON.stringify(call)}`);
-      return false;
-    }
-    const fn = isObject(call.function) ? call.function : {};
-    const providerId = nonEmpty(call.id);
-    let key: string;
-    if (typeof call.index === 'number') key = String(call.index);
-    else if (providerId !== undefined) {
-      // No index (some compatible servers): the id names the call; a new id is a new call.
-      const known = [...slots.entries()].find(([, s]) => s.providerId === providerId);
-      key = known ? known[0] : `id:${providerId}`;
-    } else key = lastSlotKey ?? String(position);
-    let slot = slots.get(key);
-    if (!slot) {
-      slot = { pending: [] };
-      slots.set(key, slot);
+  const tools = createToolCallReader(state, options, {
+    onNewCall(out) {
       closeText(out);
       closeReasoning(out);
+    },
+    invalid,
+  });
+
+  /** `delta.annotations`: only URL citations name a source. */
+  function readAnnotations(out: Event[], annotations: unknown[]) {
+    for (const annotation of annotations) {
+      if (!isObject(annotation) || annotation.type !== 'url_citation') continue;
+      const citation = isObject(annotation.url_citation) ? annotation.url_citation : annotation;
+      const url = nonEmpty(citation.url);
+      if (url === undefined || citedUrls.has(url)) continue;
+      citedUrls.add(url);
+      state.start(out);
+      const event: Event = { type: 'source', url };
+      const title = nonEmpty(citation.title);
+      if (title !== undefined) event.title = title;
+      out.push(event);
     }
-    lastSlotKey = key;
-    if (slot.blockId === undefined) {
-      slot.providerId ??= providerId;
-      slot.name ??= nonEmpty(fn.name);
-    }
-    const args = typeof fn.arguments === 'string' ? fn.arguments : isObject(fn.arguments) ? JSON.stringify(fn.arguments) : '';
-    if (slot.blockId === undefined && slot.name !== undefined) startTool(out, slot, key);
-    if (args !== '') {
-      if (slot.blockId !== undefined) state.toolDelta(out, slot.blockId, args);
-      else slot.pending.push(args);
-    }
-    return true;
   }
 
   function closeAll(out: Event[]) {
     closeText(out);
     closeReasoning(out);
-    // A call whose name never came is still a call the model made: keep its arguments.
-    for (const [key, slot] of slots) if (slot.blockId === undefined) startTool(out, slot, key);
+    tools.flush(out);
   }
 
   function finishNow(out: Event[]) {
@@ -283,26 +261,30 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
       state.finish(out, 'other');
       return;
     }
-    const reason = refused && pending.reason === 'stop' ? 'refusal' : pending.reason;
+    let reason = refused && pending.reason === 'stop' ? 'refusal' : pending.reason;
+    // vLLM, llama.cpp and others say "stop" after tool calls: what the model asked for is tool calls.
+    if (reason === 'stop' && tools.count > 0) reason = 'tool-calls';
     state.finish(out, reason, pending.raw);
   }
 
   function readChunk(out: Event[], chunk: JsonObject) {
-    state.start(out, {
-      responseId: nonEmpty(chunk.id),
-      model: nonEmpty(chunk.model),
-    });
+    sawChunk = true;
     const { choices } = chunk;
     if (choices !== undefined && choices !== null && !Array.isArray(choices)) {
       invalid(out, 'A chat.completion.chunk has a `choices` field that is not an array');
       return;
     }
     const list = Array.isArray(choices) ? choices : [];
-    const choice = list.find((c) => isObject(c) && (c.index ?? 0) === 0) ?? list[0];
-    if (choice !== undefined && !isObject(choice)) {
+    const responseId = nonEmpty(chunk.id);
+    const model = nonEmpty(chunk.model);
+    // Azure's prompt-filter chunk names nothing: wait for a chunk that does.
+    if (responseId !== undefined || model !== undefined || list.length > 0) state.start(out, { responseId, model });
+    if (list.some((c) => !isObject(c))) {
       invalid(out, 'A chat.completion.chunk choice is not an object');
       return;
     }
+    // Choice 0 only; a choice without an index is the only one.
+    const choice = (list as JsonObject[]).find((c) => (c.index ?? 0) === 0);
     if (choice) {
       const { delta } = choice;
       if (delta !== undefined && delta !== null && !isObject(delta)) {
@@ -314,12 +296,14 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
         readContent(out, delta.content);
         if (typeof delta.refusal === 'string') onRefusal(out, delta.refusal);
         if (Array.isArray(delta.tool_calls)) {
-          for (const [position, call] of delta.tool_calls.entries()) if (!readToolCall(out, call, position)) return;
+          for (const [position, call] of delta.tool_calls.entries()) if (!tools.read(out, call, position)) return;
         }
         // The deprecated single `function_call` delta (https://platform.openai.com/docs/api-reference/chat/object).
-        if (isObject(delta.function_call)) readToolCall(out, { index: -1, function: delta.function_call }, 0);
+        if (isObject(delta.function_call)) tools.read(out, { index: -1, function: delta.function_call }, 0);
+        if (Array.isArray(delta.annotations)) readAnnotations(out, delta.annotations);
       }
-      if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') {
+      // SGLang sends `""` and DashScope `"null"` on chunks that do not finish.
+      if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '' && choice.finish_reason !== 'null') {
         const raw = choice.finish_reason;
         const reason = mapFinishReason(raw);
         if (reason === 'error') {
@@ -328,7 +312,7 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
             out,
             isObject(choice.error)
               ? mapProviderError(choice.error)
-              : { code: 'server_error', message: `The provider ended the response with finish_reason "${raw}"` },
+              : { code: finishErrorCode(raw), message: `The provider ended the response with finish_reason "${raw}"` },
           );
           return;
         }
@@ -348,6 +332,10 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
       return guard(state, out, () => {
         const data = wire.data.trim();
         if (data === '[DONE]') {
+          if (!sawChunk) {
+            invalid(out, 'The provider ended the stream before sending any chunk (an error it reported outside `data:` lines?)');
+            return;
+          }
           state.start(out);
           finishNow(out);
           return;
@@ -364,7 +352,10 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
           return;
         }
         const chunk = parsed.value;
-        if (wire.event === 'error' || (isObject(chunk) && chunk.error !== undefined && chunk.error !== null)) {
+        if (
+          wire.event === 'error' ||
+          (isObject(chunk) && ((chunk.error !== undefined && chunk.error !== null) || chunk.object === 'error'))
+        ) {
           state.fail(out, mapProviderError(chunk));
           return;
         }

@@ -26,8 +26,10 @@ function count(value: unknown): number | undefined {
  * Others seen in compatible APIs: Z.ai `sensitive` (content filter) and
  * `network_error` (https://docs.z.ai/api-reference/llm/chat-completion), Mistral
  * `model_length` (https://docs.mistral.ai/api/#tag/chat), OpenRouter `error`
- * (https://openrouter.ai/docs/api-reference/streaming). Anything else is 'other'
- * with the raw value kept beside it.
+ * (https://openrouter.ai/docs/api-reference/streaming), DeepSeek
+ * `insufficient_system_resource` (the generation was cut because the service ran out
+ * of capacity: https://api-docs.deepseek.com/api/create-chat-completion). Anything
+ * else is 'other' with the raw value kept beside it.
  */
 export function mapFinishReason(raw: string): FinishReason {
   switch (raw) {
@@ -47,6 +49,7 @@ export function mapFinishReason(raw: string): FinishReason {
       return 'content-filter';
     case 'error':
     case 'network_error':
+    case 'insufficient_system_resource':
       return 'error';
     default:
       return 'other';
@@ -87,6 +90,11 @@ export function mapUsage(raw: unknown): Usage | undefined {
   return Object.keys(usage).length > 0 ? usage : undefined;
 }
 
+/** The error code of a finish_reason that means the generation failed (mapFinishReason gave 'error'). */
+export function finishErrorCode(raw: string): ErrorCode {
+  return raw === 'insufficient_system_resource' ? 'overloaded' : 'server_error';
+}
+
 const CODE_WORDS: [RegExp, ErrorCode][] = [
   [/context_length|context_window|too_many_tokens|maximum context/, 'context_length_exceeded'],
   [/rate_limit|too_many_requests|quota/, 'rate_limited'],
@@ -100,6 +108,9 @@ const CODE_WORDS: [RegExp, ErrorCode][] = [
   [/server_error|internal|api_error/, 'server_error'],
 ];
 
+/** How vLLM, llama.cpp and others word a prompt that does not fit, when no code says so. */
+const CONTEXT_MESSAGE = /maximum context length|context length|context size|context window/i;
+
 export interface ProviderError {
   code: ErrorCode;
   message: string;
@@ -111,18 +122,20 @@ export interface ProviderError {
  * from OpenAI and vLLM (https://platform.openai.com/docs/guides/error-codes), the same
  * shape after `event: error` from Groq (https://console.groq.com/docs/errors), and
  * OpenRouter's `{"error": {code: <HTTP status>, message, metadata}}`
- * (https://openrouter.ai/docs/api-reference/errors). The code is read from `type`
- * and `code` words first, then from a numeric HTTP status; an error the provider
- * raised mid-stream without a recognisable code is a `server_error`.
+ * (https://openrouter.ai/docs/api-reference/errors), vLLM's older top-level
+ * `{"object": "error", message, type, code}` (https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html)
+ * and a bare `{"error": "message"}`. The code is read from `type` and `code` words
+ * first (a message about the context length refines `invalid_request`), then from
+ * a numeric HTTP status; an error the provider raised mid-stream without a recognisable code is a
+ * `server_error`.
  */
 export function mapProviderError(payload: unknown): ProviderError {
   const error = isObject(payload) && isObject(payload.error) ? payload.error : isObject(payload) ? payload : {};
+  const bare = isObject(payload) && typeof payload.error === 'string' && payload.error !== '' ? payload.error : undefined;
   const message =
     typeof error.message === 'string' && error.message !== ''
       ? error.message
-      : typeof payload === 'string' && payload !== ''
-        ? payload
-        : 'The provider reported an error in the stream';
+      : (bare ?? (typeof payload === 'string' && payload !== '' ? payload : 'The provider reported an error in the stream'));
   const status = count(error.code) ?? count(error.status) ?? count(error.status_code);
   const words = [error.type, error.code, error.status].filter((v) => typeof v === 'string').join(' ').toLowerCase();
   let code: ErrorCode | undefined;
@@ -132,6 +145,8 @@ export function mapProviderError(payload: unknown): ProviderError {
       break;
     }
   }
+  // `invalid_request_error` is also what a too-long prompt is typed as (vLLM, llama.cpp): the message says which.
+  if ((code === undefined || code === 'invalid_request') && CONTEXT_MESSAGE.test(message)) code = 'context_length_exceeded';
   if (code === undefined && status !== undefined) {
     const byStatus = errorCodeForStatus(status);
     if (byStatus !== 'unknown') code = byStatus;

@@ -33,6 +33,47 @@ export function isBuiltinCall(item: Item): boolean {
   return type in NAMES;
 }
 
+/**
+ * What the request declared, read from the `tools` the response object echoes
+ * (`response.created`). Only used to tell xAI's server-side tools apart.
+ */
+export interface DeclaredTools {
+  /** Names of the function and custom tools the app declared (namespaces included). */
+  names: Set<string>;
+  /** Whether a server-side tool (web_search, x_search, code_execution, ...) was enabled. */
+  serverTools: boolean;
+}
+
+const CLIENT_TOOL_TYPES = new Set(['function', 'custom', 'namespace']);
+
+export function declaredTools(tools: unknown): DeclaredTools | undefined {
+  if (!Array.isArray(tools) || tools.length === 0) return undefined;
+  const declared: DeclaredTools = { names: new Set(), serverTools: false };
+  const visit = (list: unknown[]) => {
+    for (const tool of list as Item[]) {
+      if (!tool || typeof tool !== 'object') continue;
+      if (typeof tool.name === 'string') declared.names.add(tool.name);
+      if (Array.isArray(tool.tools)) visit(tool.tools);
+      if (typeof tool.type === 'string' && !CLIENT_TOOL_TYPES.has(tool.type)) declared.serverTools = true;
+    }
+  };
+  visit(tools);
+  // Tools that tool_search loads are not in the echoed list: nothing can be told apart then.
+  if ((tools as Item[]).some((t) => t?.type === 'tool_search')) return undefined;
+  return declared;
+}
+
+/**
+ * xAI runs its server-side tools (x_search's `x_keyword_search`, `view_x_video`, ...) and
+ * reports each as a `custom_tool_call` item, while an app's own tools arrive as
+ * `function_call` (https://docs.x.ai/docs/guides/tools/advanced-usage). A custom tool
+ * call is the provider's when the request enabled server-side tools and declared no
+ * function or custom tool of that name; without an echoed tool list it is the app's.
+ */
+export function isServerCustomCall(item: Item, declared: DeclaredTools | undefined): boolean {
+  return item.type === 'custom_tool_call' && !!declared?.serverTools && typeof item.name === 'string' && !declared.names.has(item.name);
+}
+
 export function builtinName(type: string): string {
   return NAMES[type] ?? type;
 }

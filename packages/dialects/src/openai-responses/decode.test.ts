@@ -1,5 +1,6 @@
 import { collectResponse, type Event } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
+import { assertWellFormed, decodeChunks, randomCuts, seededRandom } from '../../test/conformance.ts';
 import { decodeDialectText as decodeText } from '../decode-stream.ts';
 import { openaiResponses } from './index.ts';
 
@@ -87,11 +88,9 @@ describe('openai_responses decoding: bad input', () => {
     expect((await collectResponse(events)).error).toMatchObject({ code: 'invalid_request', message: 'Bad input' });
   });
 
-  it('reports a delta that is not a string, and a delta for an unknown call', async () => {
+  it('reports a delta that is not a string', async () => {
     const bad = await collectResponse(decode(sse(created, { type: 'response.output_text.delta', item_id: 'm', content_index: 0, delta: 5 })));
     expect(bad.error?.code).toBe('invalid_response');
-    const orphan = await collectResponse(decode(sse(created, { type: 'response.function_call_arguments.delta', item_id: 'fc_x', delta: '{' })));
-    expect(orphan.error?.code).toBe('invalid_response');
   });
 
   it('ignores [DONE] and SSE comments', async () => {
@@ -267,5 +266,236 @@ describe('openai_responses decoding: built-in tools', () => {
       { type: 'tool-call', id: 'tsc_1', name: 'tool_search', providerExecuted: true, input: { paths: ['x'] } },
       { type: 'tool-result', toolCallId: 'tsc_1', name: 'tool_search', providerExecuted: true, output: { type: 'tool_search_output' } },
     ]);
+  });
+});
+
+/** Decodes a body whole and at 20 random byte cuts: the events must be identical and well formed. */
+async function decodeCut(body: string): Promise<Event[]> {
+  const bytes = new TextEncoder().encode(body);
+  const whole = await decodeChunks(openaiResponses, [bytes]);
+  assertWellFormed(whole);
+  const random = seededRandom(bytes.length);
+  for (let i = 0; i < 20; i++) expect(await decodeChunks(openaiResponses, randomCuts(bytes, random))).toEqual(whole);
+  return whole;
+}
+
+describe('openai_responses decoding: variants seen in the wild', () => {
+  it('matches events to items by output index when the server puts a new item id on every event', async () => {
+    // GitHub Copilot's Responses endpoint: every event, and the final response, carries a fresh id.
+    let n = 0;
+    const id = () => `rot-${++n}`;
+    const body = sse(
+      { type: 'response.created', response: { id: id(), model: 'gpt-5.3-codex', status: 'in_progress', output: [] } },
+      { type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: id(), summary: [] } },
+      { type: 'response.reasoning_summary_part.added', item_id: id(), output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' } },
+      { type: 'response.reasoning_summary_text.delta', item_id: id(), output_index: 0, summary_index: 0, delta: 'Counting' },
+      { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: id(), summary: [{ type: 'summary_text', text: 'Counting' }] } },
+      { type: 'response.output_item.added', output_index: 1, item: { type: 'message', id: id(), role: 'assistant', content: [] } },
+      { type: 'response.content_part.added', item_id: id(), output_index: 1, content_index: 0, part: { type: 'output_text', text: '' } },
+      { type: 'response.output_text.delta', item_id: id(), output_index: 1, content_index: 0, delta: 'Three ' },
+      { type: 'response.output_text.delta', item_id: id(), output_index: 1, content_index: 0, delta: 'r’s.' },
+      { type: 'response.output_item.done', output_index: 1, item: { type: 'message', id: id(), role: 'assistant', content: [{ type: 'output_text', text: 'Three r’s.' }] } },
+      { type: 'response.output_item.added', output_index: 2, item: { type: 'function_call', id: id(), call_id: 'call_9', name: 'count', arguments: '' } },
+      { type: 'response.function_call_arguments.delta', item_id: id(), output_index: 2, delta: '{"letter":' },
+      { type: 'response.function_call_arguments.delta', item_id: id(), output_index: 2, delta: '"r"}' },
+      { type: 'response.output_item.done', output_index: 2, item: { type: 'function_call', id: id(), call_id: 'call_9', name: 'count', arguments: '{"letter":"r"}' } },
+      {
+        type: 'response.completed',
+        response: {
+          id: id(),
+          status: 'completed',
+          output: [
+            { type: 'reasoning', id: id(), summary: [{ type: 'summary_text', text: 'Counting' }] },
+            { type: 'message', id: id(), role: 'assistant', content: [{ type: 'output_text', text: 'Three r’s.' }] },
+            { type: 'function_call', id: id(), call_id: 'call_9', name: 'count', arguments: '{"letter":"r"}' },
+          ],
+          usage: { input_tokens: 19, output_tokens: 12, total_tokens: 31 },
+        },
+      },
+    );
+    const response = await collectResponse(await decodeCut(body));
+    expect(response.error).toBeUndefined();
+    expect(response.message.parts).toMatchObject([
+      { type: 'reasoning', text: 'Counting' },
+      { type: 'text', text: 'Three r’s.' },
+      { type: 'tool-call', id: 'call_9', name: 'count', input: { letter: 'r' } },
+    ]);
+    expect(response.message.parts).toHaveLength(3);
+    expect(response.finishReason).toBe('tool-calls');
+  });
+
+  it('takes items that never got output_item.done from the final response, without repeating streamed text', async () => {
+    const body = sse(
+      created,
+      message('m'),
+      textDelta('m', 'Looking it up.'),
+      {
+        type: 'response.completed',
+        response: {
+          id: 'resp_1',
+          status: 'completed',
+          output: [
+            { type: 'message', id: 'm', role: 'assistant', content: [{ type: 'output_text', text: 'Looking it up.' }] },
+            { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'lookup', arguments: '{"q":"x"}' },
+          ],
+        },
+      },
+    );
+    const response = await collectResponse(await decodeCut(body));
+    expect(response.message.parts).toMatchObject([
+      { type: 'text', text: 'Looking it up.' },
+      { type: 'tool-call', id: 'call_1', name: 'lookup', input: { q: 'x' } },
+    ]);
+    expect(response.message.parts).toHaveLength(2);
+    expect(response.finishReason).toBe('tool-calls');
+  });
+
+  it('decodes a stream that is only the final response', async () => {
+    const body = sse({
+      type: 'response.completed',
+      response: {
+        id: 'resp_9',
+        model: 'grok-4',
+        status: 'completed',
+        output: [
+          { type: 'reasoning', id: 'rs_9', summary: [], content: [{ type: 'reasoning_text', text: 'Short.' }] },
+          { type: 'message', id: 'msg_9', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] },
+        ],
+        usage: { input_tokens: 4, output_tokens: 3, total_tokens: 7 },
+      },
+    });
+    const response = await collectResponse(await decodeCut(body));
+    expect(response.id).toBe('resp_9');
+    expect(response.message.parts).toMatchObject([
+      { type: 'reasoning', text: 'Short.', providerState: { openai_responses: { itemId: 'rs_9', kind: 'content' } } },
+      { type: 'text', text: 'Done.' },
+    ]);
+    expect(response.finishReason).toBe('stop');
+  });
+
+  it('joins deltas numbered with a new content index each, and does not repeat text under another index', async () => {
+    // vLLM: reasoning deltas count content_index up, and the message's part continues the count.
+    const body = sse(
+      created,
+      { type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: 'rs_v', summary: [], content: null } },
+      { type: 'response.content_part.added', item_id: 'rs_v', output_index: 0, content_index: 0, part: { type: 'reasoning_text', text: '' } },
+      ...['Say', ' hello', '.'].map((delta, i) => ({ type: 'response.reasoning_text.delta', item_id: 'rs_v', output_index: 0, content_index: i, delta })),
+      { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: 'rs_v', summary: [], content: [{ type: 'reasoning_text', text: 'Say hello.' }] } },
+      { type: 'response.output_item.added', output_index: 1, item: { type: 'message', id: 'msg_v', role: 'assistant', content: [] } },
+      { type: 'response.content_part.added', item_id: 'msg_v', output_index: 1, content_index: 1, part: { type: 'output_text', text: '' } },
+      { type: 'response.output_text.delta', item_id: 'msg_v', output_index: 1, content_index: 1, delta: 'Hello' },
+      { type: 'response.output_text.delta', item_id: 'msg_v', output_index: 1, content_index: 2, delta: '!' },
+      { type: 'response.output_item.done', output_index: 1, item: { type: 'message', id: 'msg_v', role: 'assistant', content: [{ type: 'output_text', text: 'Hello!' }] } },
+      completed(),
+    );
+    const response = await collectResponse(await decodeCut(body));
+    expect(response.message.parts).toMatchObject([
+      { type: 'reasoning', text: 'Say hello.', providerState: { openai_responses: { itemId: 'rs_v', kind: 'content' } } },
+      { type: 'text', text: 'Hello!' },
+    ]);
+    expect(response.message.parts).toHaveLength(2);
+  });
+
+  it('shows the finished item text when parts were announced but no deltas came', async () => {
+    const body = sse(
+      created,
+      { type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [] } },
+      { type: 'response.reasoning_summary_part.added', item_id: 'rs_1', output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' } },
+      { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Plan.' }] } },
+      message('m'),
+      { type: 'response.content_part.added', item_id: 'm', output_index: 1, content_index: 0, part: { type: 'output_text', text: '' } },
+      messageDone('m', 'Whole answer.'),
+      completed(),
+    );
+    const response = await collectResponse(await decodeCut(body));
+    expect(response.message.parts).toMatchObject([
+      { type: 'reasoning', text: 'Plan.' },
+      { type: 'text', text: 'Whole answer.' },
+    ]);
+    expect(response.message.parts).toHaveLength(2);
+  });
+
+  it('ignores argument deltas of a call never announced, taking the arguments from output_item.done', async () => {
+    const body = sse(
+      created,
+      { type: 'response.function_call_arguments.delta', item_id: 'fc_x', output_index: 0, delta: '{"a":' },
+      { type: 'response.function_call_arguments.delta', item_id: 'fc_x', output_index: 0, delta: '1}' },
+      { type: 'response.output_item.done', output_index: 0, item: { type: 'function_call', id: 'fc_x', call_id: 'call_x', name: 'f', arguments: '{"a":1}' } },
+      completed(),
+    );
+    const response = await collectResponse(await decodeCut(body));
+    expect(response.error).toBeUndefined();
+    expect(response.message.parts).toMatchObject([{ type: 'tool-call', id: 'call_x', name: 'f', input: { a: 1 } }]);
+    expect(response.finishReason).toBe('tool-calls');
+  });
+
+  it('keeps the reason of an error event that follows a response.failed without one', async () => {
+    // Azure ends a content-filtered stream with response.failed (error: null), then an error event.
+    const body = sse(
+      created,
+      { type: 'response.failed', response: { id: 'resp_1', status: 'failed', error: null, usage: { input_tokens: 7, output_tokens: 0, total_tokens: 7 } } },
+      { type: 'error', error: { type: 'invalid_request_error', code: 'content_policy_violation', message: 'The response was filtered.' } },
+    );
+    const events = await decodeCut(body);
+    expect(events.filter((e) => e.type === 'error')).toHaveLength(1);
+    const response = await collectResponse(events);
+    expect(response.error).toMatchObject({ code: 'content_filter' });
+    expect(response.error?.message).toContain('filtered');
+    expect(response.usage.inputTokens).toBe(7);
+    expect(response.finishReason).toBe('error');
+  });
+
+  it('reports a response.failed without a reason when nothing follows it', async () => {
+    const body = sse(created, message('m'), textDelta('m', 'Part'), { type: 'response.failed', response: { id: 'resp_1', status: 'failed', error: null } });
+    const response = await collectResponse(await decodeCut(body));
+    expect(response.message.parts).toMatchObject([{ type: 'text', text: 'Part' }]);
+    expect(response.error).toMatchObject({ code: 'unknown', message: 'The response failed' });
+    expect(response.finishReason).toBe('error');
+  });
+
+  it('reads an error beside the response of response.failed, and a bare {error} payload', async () => {
+    const beside = await collectResponse(await decodeCut(sse(created, { type: 'response.failed', error: { code: 'server_error', message: 'Upstream failed' } })));
+    expect(beside.error).toMatchObject({ code: 'server_error' });
+    expect(beside.error?.message).toContain('Upstream failed');
+    const bare = await collectResponse(await decodeCut(`${sse(created, message('m'), textDelta('m', 'So far'))}data: {"error":{"message":"Quota exceeded","type":"insufficient_quota","code":"insufficient_quota"}}\n\n`));
+    expect(bare.message.parts).toMatchObject([{ type: 'text', text: 'So far' }]);
+    expect(bare.error).toMatchObject({ code: 'rate_limited', retryable: false });
+    expect(bare.error?.message).toContain('Quota exceeded');
+  });
+
+  it('shows xAI server-side tools reported as custom tool calls as provider-executed, and its cost', async () => {
+    const search = { type: 'custom_tool_call', id: 'ctc_1', call_id: 'xs_call_1', name: 'x_keyword_search', input: '{"query":"from:xai","limit":5}', status: 'completed' };
+    const body = sse(
+      { type: 'response.created', response: { id: 'r1', model: 'grok-4', status: 'in_progress', tools: [{ type: 'x_search' }, { type: 'function', name: 'save' }] } },
+      { type: 'response.output_item.added', output_index: 0, item: { ...search, input: '', status: 'in_progress' } },
+      { type: 'response.custom_tool_call_input.delta', item_id: 'ctc_1', output_index: 0, delta: search.input },
+      { type: 'response.custom_tool_call_input.done', item_id: 'ctc_1', output_index: 0, input: search.input },
+      { type: 'response.output_item.done', output_index: 0, item: search },
+      { type: 'response.output_item.done', output_index: 1, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'save', arguments: '{}' } },
+      { type: 'response.completed', response: { id: 'r1', status: 'completed', usage: { input_tokens: 100, output_tokens: 10, total_tokens: 110, cost_in_usd_ticks: 37756000 } } },
+    );
+    const response = await collectResponse(await decodeCut(body));
+    expect(response.message.parts).toMatchObject([
+      { type: 'tool-call', id: 'ctc_1', name: 'x_keyword_search', providerExecuted: true, input: { query: 'from:xai', limit: 5 } },
+      { type: 'tool-result', toolCallId: 'ctc_1', name: 'x_keyword_search', providerExecuted: true, output: search },
+      { type: 'tool-call', id: 'call_1', name: 'save', input: {} },
+    ]);
+    expect(response.message.parts[2]).not.toHaveProperty('providerExecuted');
+    expect(response.usage.cost).toBeCloseTo(0.0037756, 10);
+    expect(response.finishReason).toBe('tool-calls');
+  });
+
+  it('keeps a custom tool call the request declared as the app’s own, beside server tools', async () => {
+    const call = { type: 'custom_tool_call', id: 'ctc_2', call_id: 'call_2', name: 'write_sql', input: 'SELECT 1' };
+    const body = sse(
+      { type: 'response.created', response: { id: 'r2', status: 'in_progress', tools: [{ type: 'web_search' }, { type: 'custom', name: 'write_sql' }] } },
+      { type: 'response.output_item.added', output_index: 0, item: { ...call, input: '' } },
+      { type: 'response.output_item.done', output_index: 0, item: call },
+      { type: 'response.completed', response: { id: 'r2', status: 'completed' } },
+    );
+    const response = await collectResponse(await decodeCut(body));
+    expect(response.message.parts).toMatchObject([{ type: 'tool-call', id: 'call_2', name: 'write_sql', input: 'SELECT 1', providerState: { openai_responses: { itemType: 'custom_tool_call' } } }]);
+    expect(response.message.parts[0]).not.toHaveProperty('providerExecuted');
+    expect(response.finishReason).toBe('tool-calls');
   });
 });

@@ -19,13 +19,30 @@
  * - built-in tools: see builtin-tools.ts.
  * Refusal content is shown as text and ends the response with 'refusal'.
  * Providers that send a whole item only in `output_item.done` (no deltas) are covered:
- * the item's text and arguments are emitted from there.
+ * the item's text and arguments are emitted from there, and items that never got an
+ * `output_item.done` are taken from the final response's `output`.
+ *
+ * Items are matched by `item_id`, and by `output_index` when the id is one this decoder
+ * has not seen: some servers put a fresh id on every event (GitHub Copilot), or use
+ * different ids in `added` and `done` (mistral.rs, vLLM), and the index still names the item.
  */
-import type { Event, FinishReason, ProviderState, Usage } from '@parlance/protocol';
-import { createStreamState, guard, parseJson } from '../shared/stream-state.ts';
-import type { Decoder, WireEvent } from '../types.ts';
-import { builtinFailed, builtinFiles, builtinInput, builtinName, isBuiltinCall } from './builtin-tools.ts';
+import type { Event, FinishReason, ProviderState } from '@parlance/protocol';
+import { createStreamState, guard, parseJson, parseToolInput } from '../shared/stream-state.ts';
+import type { Decoder, DecoderFailure, WireEvent } from '../types.ts';
+import {
+  builtinFailed,
+  builtinFiles,
+  builtinInput,
+  builtinName,
+  declaredTools,
+  isBuiltinCall,
+  isServerCustomCall,
+  type DeclaredTools,
+} from './builtin-tools.ts';
 import { failureFrom } from './errors.ts';
+import { incompleteReason, usageFrom } from './usage.ts';
+
+export { usageFrom } from './usage.ts';
 
 const DIALECT = 'openai_responses';
 
@@ -40,38 +57,9 @@ interface ItemState {
   toolId?: string;
   argsStreamed?: boolean;
   annotated?: boolean;
+  /** A provider-executed custom tool call (xAI's server-side tools). */
+  server?: boolean;
   done?: boolean;
-}
-
-/**
- * Usage: https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
- * `input_tokens` already includes the cached tokens (our convention), `output_tokens`
- * includes the reasoning tokens. OpenRouter adds `cost` (USD).
- */
-export function usageFrom(raw: unknown): Usage | undefined {
-  if (!raw || typeof raw !== 'object') return undefined;
-  const u = raw as Json;
-  const usage: Usage = {};
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-  const set = (key: keyof Usage, v: unknown) => {
-    const n = num(v);
-    if (n !== undefined) usage[key] = n;
-  };
-  set('inputTokens', u.input_tokens);
-  set('outputTokens', u.output_tokens);
-  set('cacheReadTokens', u.input_tokens_details?.cached_tokens);
-  set('cacheWriteTokens', u.input_tokens_details?.cache_write_tokens);
-  set('reasoningTokens', u.output_tokens_details?.reasoning_tokens);
-  set('totalTokens', u.total_tokens);
-  set('cost', u.cost);
-  return Object.keys(usage).length ? usage : undefined;
-}
-
-/** `incomplete_details.reason`: https://platform.openai.com/docs/api-reference/responses/object#responses/object-incomplete_details */
-function incompleteReason(reason: unknown): FinishReason {
-  if (reason === 'max_output_tokens' || reason === 'max_tokens') return 'length';
-  if (reason === 'content_filter') return 'content-filter';
-  return 'other';
 }
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -84,6 +72,16 @@ export function createResponsesDecoder(): Decoder {
   let refused = false;
   /** Server-side tool_search calls waiting for their tool_search_output item. */
   const pendingSearches: string[] = [];
+  /** Blocks that received streamed text, so a later whole copy is not shown twice. */
+  const filled = new Set<string>();
+  /** Blocks a `content_part.added` / `reasoning_summary_part.added` announced. */
+  const announced = new Set<string>();
+  let declared: DeclaredTools | undefined;
+  /**
+   * A `response.failed` that said nothing about why. Azure follows it with an `error`
+   * event carrying the reason (content_policy_violation), so it waits for that or the end.
+   */
+  let pendingFailure: DecoderFailure | undefined;
 
   const ps = (value: Json): ProviderState => ({ [DIALECT]: value });
 
@@ -91,11 +89,41 @@ export function createResponsesDecoder(): Decoder {
     state.fail(out, { code: 'invalid_response', message });
   }
 
-  /** The key of the item an event refers to: its item id, else its output index. */
-  function keyOf(event: Json): string {
-    if (typeof event.item_id === 'string') return event.item_id;
-    if (typeof event.output_index === 'number') return keyByIndex.get(event.output_index) ?? `#${event.output_index}`;
-    return '#?';
+  /**
+   * The key of the item an event refers to. A known item id wins; an unknown one with the
+   * output index of an item still open is that item under a rotated id; otherwise the id
+   * (or the index, when there is no id) names a new item.
+   */
+  function resolveKey(itemId: unknown, outputIndex: unknown): string {
+    const index = typeof outputIndex === 'number' ? outputIndex : undefined;
+    const byIndex = index !== undefined ? keyByIndex.get(index) : undefined;
+    if (typeof itemId === 'string' && itemId !== '') {
+      if (items.has(itemId)) return itemId;
+      if (byIndex !== undefined && !items.get(byIndex)?.done) return byIndex;
+      if (index !== undefined) keyByIndex.set(index, itemId);
+      return itemId;
+    }
+    if (byIndex !== undefined) return byIndex;
+    return index !== undefined ? `#${index}` : '#?';
+  }
+
+  const keyOf = (event: Json): string => resolveKey(event.item_id, event.output_index);
+
+  /**
+   * The part index a delta goes to. vLLM gives some deltas a new `content_index` each, and
+   * carries the counter over from the previous item (vllm-project/vllm#45742): a delta for
+   * a part nobody announced joins the item's latest part of the same kind.
+   */
+  function deltaIndex(key: string, prefix: '' | 's' | 'r', index: unknown): number {
+    const n = typeof index === 'number' ? index : 0;
+    if (announced.has(`${key}:${prefix}${n}`)) return n;
+    const blocks = items.get(key)?.blocks ?? [];
+    for (let i = blocks.length - 1; i >= 0; i--) {
+      const rest = blocks[i]!.slice(key.length + 1);
+      const kind = rest[0] === 's' || rest[0] === 'r' ? rest[0] : '';
+      if (kind === prefix) return Number(kind ? rest.slice(1) : rest);
+    }
+    return n;
   }
 
   function itemOf(key: string, type: string): ItemState {
@@ -133,6 +161,7 @@ export function createResponsesDecoder(): Decoder {
 
   function started(out: Event[], response: unknown) {
     const r = isObject(response) ? response : {};
+    declared ??= declaredTools(r.tools);
     state.start(out, {
       responseId: typeof r.id === 'string' ? r.id : undefined,
       model: typeof r.model === 'string' ? r.model : undefined,
@@ -144,13 +173,17 @@ export function createResponsesDecoder(): Decoder {
     if (usage) state.addUsage(out, usage);
   }
 
-  function itemAdded(out: Event[], item: Json, outputIndex: unknown) {
-    const key = typeof item.id === 'string' && item.id !== '' ? item.id : `#${String(outputIndex)}`;
+  function itemAdded(out: Event[], item: Json, outputIndex: unknown, known?: string) {
+    const key = known ?? (typeof item.id === 'string' && item.id !== '' ? item.id : `#${String(outputIndex)}`);
     if (typeof outputIndex === 'number') keyByIndex.set(outputIndex, key);
     const type = String(item.type);
     const entry = itemOf(key, type);
     if (type === 'message') {
       if (typeof item.phase === 'string') entry.phase = item.phase;
+    } else if (isServerCustomCall(item, declared)) {
+      entry.server = true;
+      entry.toolId = key;
+      state.toolStart(out, key, String(item.name), { providerExecuted: true, providerState: ps({ itemId: key, itemType: type }) });
     } else if (type === 'function_call' || type === 'custom_tool_call' || (type === 'tool_search_call' && !isBuiltinCall(item))) {
       entry.toolId = typeof item.call_id === 'string' && item.call_id !== '' ? item.call_id : key;
       const name = type === 'tool_search_call' ? 'tool_search' : String(item.name ?? '');
@@ -163,12 +196,15 @@ export function createResponsesDecoder(): Decoder {
 
   function messageDone(out: Event[], key: string, entry: ItemState, item: Json) {
     const content: Json[] = Array.isArray(item.content) ? item.content : [];
+    // Whole text only when none of the item was streamed: a server's part indexes may not
+    // match between its deltas and its finished item.
+    const streamed = entry.blocks.some((id) => filled.has(id));
     content.forEach((part, index) => {
       if (!isObject(part)) return;
       const text = part.type === 'refusal' ? part.refusal : part.text;
       if (part.type === 'refusal') refused = true;
       // Text that was not streamed (a provider that only sends whole items).
-      if (typeof text === 'string' && text !== '' && !entry.blocks.includes(`${key}:${index}`)) {
+      if (typeof text === 'string' && text !== '' && !streamed) {
         state.text(out, textBlock(out, key, index, part.type === 'refusal'), text);
       }
       if (!entry.annotated && Array.isArray(part.annotations)) for (const a of part.annotations) annotation(out, entry, a);
@@ -177,13 +213,17 @@ export function createResponsesDecoder(): Decoder {
   }
 
   function reasoningDone(out: Event[], key: string, entry: ItemState, item: Json) {
-    if (entry.blocks.length === 0) {
-      const parts: [string, 's' | 'r'][] = [];
-      for (const p of Array.isArray(item.summary) ? item.summary : []) if (typeof p?.text === 'string' && p.text) parts.push([p.text, 's']);
-      for (const p of Array.isArray(item.content) ? item.content : []) if (typeof p?.text === 'string' && p.text) parts.push([p.text, 'r']);
-      parts.forEach(([text, kind], index) => {
-        state.reasoning(out, reasoningBlock(out, key, kind, index), text);
-      });
+    // Whole text only when none was streamed: servers that stream raw reasoning text may
+    // also repeat it as a summary in the finished item.
+    if (!entry.blocks.some((id) => filled.has(id))) {
+      const fill = (parts: unknown, kind: 's' | 'r') => {
+        if (!Array.isArray(parts)) return;
+        parts.forEach((p, index) => {
+          if (typeof p?.text === 'string' && p.text) state.reasoning(out, reasoningBlock(out, key, kind, index), p.text);
+        });
+      };
+      fill(item.summary, 's');
+      fill(item.content, 'r');
     }
     const encrypted = typeof item.encrypted_content === 'string' && item.encrypted_content !== '' ? item.encrypted_content : undefined;
     if (entry.blocks.length === 0) {
@@ -201,8 +241,19 @@ export function createResponsesDecoder(): Decoder {
 
   function toolDone(out: Event[], key: string, entry: ItemState, item: Json) {
     const type = String(item.type);
+    if (entry.server || (!entry.toolId && isServerCustomCall(item, declared))) {
+      if (!entry.toolId) itemAdded(out, item, undefined, key);
+      const value = { itemId: key, itemType: type };
+      const input = typeof item.input === 'string' ? parseToolInput(item.input) : { ok: true as const, value: item.input ?? {} };
+      state.end(out, key, { input: input.ok ? input.value : input.raw, providerState: ps(value) });
+      // The item goes back verbatim in the next request, like any built-in tool's.
+      const result: Event = { type: 'tool-result', toolCallId: key, name: String(item.name), output: item, providerExecuted: true, providerState: ps(value) };
+      if (builtinFailed(item)) result.isError = true;
+      out.push(result);
+      return;
+    }
     if (type === 'function_call' || type === 'custom_tool_call' || (type === 'tool_search_call' && !isBuiltinCall(item))) {
-      if (!entry.toolId) itemAdded(out, item, undefined);
+      if (!entry.toolId) itemAdded(out, item, undefined, key);
       const id = entry.toolId ?? key;
       const value: Json = { itemId: key };
       if (type !== 'function_call') value.itemType = type;
@@ -223,7 +274,7 @@ export function createResponsesDecoder(): Decoder {
       return;
     }
     if (!isBuiltinCall(item)) return;
-    if (!entry.toolId) itemAdded(out, item, undefined);
+    if (!entry.toolId) itemAdded(out, item, undefined, key);
     state.end(out, key, { input: builtinInput(item), providerState: ps({ itemId: key, itemType: type }) });
     if (type === 'tool_search_call') {
       // Its result is the next item (`tool_search_output`).
@@ -236,8 +287,7 @@ export function createResponsesDecoder(): Decoder {
     out.push(result);
   }
 
-  function itemDone(out: Event[], item: Json, outputIndex: unknown) {
-    const key = typeof item.id === 'string' && item.id !== '' ? item.id : typeof outputIndex === 'number' ? (keyByIndex.get(outputIndex) ?? `#${outputIndex}`) : '#?';
+  function itemDone(out: Event[], item: Json, key: string) {
     const entry = itemOf(key, String(item.type));
     if (entry.done) return;
     entry.done = true;
@@ -256,6 +306,24 @@ export function createResponsesDecoder(): Decoder {
       if (typeof a.title === 'string' && a.title !== '') source.title = a.title;
       out.push(source);
     }
+  }
+
+  /**
+   * Items of the final response that never got an `output_item.done` (servers that send
+   * only the final response, or skip `done`). An item whose id or output index was already
+   * finished is skipped: servers that rotate ids give the final copy yet another id.
+   */
+  function finalItems(out: Event[], response: Json) {
+    if (!Array.isArray(response.output)) return;
+    response.output.forEach((item: unknown, index: number) => {
+      if (!isObject(item) || typeof item.type !== 'string') return;
+      const id = typeof item.id === 'string' && item.id !== '' ? item.id : undefined;
+      const byIndex = keyByIndex.get(index);
+      const key = id !== undefined && items.has(id) ? id : (byIndex ?? id ?? `#${index}`);
+      if (items.get(key)?.done) return;
+      if (byIndex === undefined) keyByIndex.set(index, key);
+      itemDone(out, item, key);
+    });
   }
 
   function finishWith(out: Event[], response: Json, fallback: 'completed' | 'incomplete') {
@@ -280,19 +348,22 @@ export function createResponsesDecoder(): Decoder {
       case 'response.output_item.done': {
         if (!isObject(event.item) || typeof event.item.type !== 'string') return invalid(out, `${type} without an item`);
         state.start(out);
-        return type.endsWith('added') ? itemAdded(out, event.item, event.output_index) : itemDone(out, event.item, event.output_index);
+        if (type.endsWith('added')) return itemAdded(out, event.item, event.output_index);
+        return itemDone(out, event.item, resolveKey(event.item.id, event.output_index));
       }
       case 'response.content_part.added': {
         const part = event.part;
         const key = keyOf(event);
         if (items.get(key)?.done) return;
-        if (isObject(part) && (part.type === 'output_text' || part.type === 'refusal')) textBlock(out, key, event.content_index, part.type === 'refusal');
-        else if (isObject(part) && part.type === 'reasoning_text') reasoningBlock(out, key, 'r', event.content_index);
+        if (isObject(part) && (part.type === 'output_text' || part.type === 'refusal')) announced.add(textBlock(out, key, event.content_index, part.type === 'refusal'));
+        else if (isObject(part) && part.type === 'reasoning_text') announced.add(reasoningBlock(out, key, 'r', event.content_index));
         return;
       }
-      case 'response.reasoning_summary_part.added':
-        if (items.get(keyOf(event))?.done) return;
-        return void reasoningBlock(out, keyOf(event), 's', event.summary_index);
+      case 'response.reasoning_summary_part.added': {
+        const key = keyOf(event);
+        if (items.get(key)?.done) return;
+        return void announced.add(reasoningBlock(out, key, 's', event.summary_index));
+      }
       case 'response.output_text.delta':
       case 'response.refusal.delta':
       case 'response.reasoning_summary_text.delta':
@@ -302,15 +373,24 @@ export function createResponsesDecoder(): Decoder {
         const key = keyOf(event);
         // A late delta for an item already done would reopen a closed block.
         if (items.get(key)?.done) return;
-        if (type === 'response.output_text.delta') return state.text(out, textBlock(out, key, event.content_index), event.delta);
-        if (type === 'response.refusal.delta') {
-          refused = true;
-          return state.text(out, textBlock(out, key, event.content_index, true), event.delta);
+        if (type === 'response.output_text.delta' || type === 'response.refusal.delta') {
+          const refusal = type === 'response.refusal.delta';
+          if (refusal) refused = true;
+          const id = textBlock(out, key, deltaIndex(key, '', event.content_index), refusal);
+          if (event.delta !== '') filled.add(id);
+          return state.text(out, id, event.delta);
         }
-        if (type === 'response.reasoning_summary_text.delta') return state.reasoning(out, reasoningBlock(out, key, 's', event.summary_index), event.delta);
-        if (type === 'response.reasoning_text.delta') return state.reasoning(out, reasoningBlock(out, key, 'r', event.content_index), event.delta);
+        if (type === 'response.reasoning_summary_text.delta' || type === 'response.reasoning_text.delta') {
+          const summary = type === 'response.reasoning_summary_text.delta';
+          const kind = summary ? 's' : 'r';
+          const id = reasoningBlock(out, key, kind, deltaIndex(key, kind, summary ? event.summary_index : event.content_index));
+          if (event.delta !== '') filled.add(id);
+          return state.reasoning(out, id, event.delta);
+        }
         const entry = items.get(key);
-        if (!entry?.toolId) return invalid(out, `${type} for an unknown function call`);
+        // Arguments of a call never announced by `output_item.added` (its name is unknown):
+        // they arrive whole in its `output_item.done` or the final response.
+        if (!entry?.toolId) return;
         entry.argsStreamed = true;
         return state.toolDelta(out, entry.toolId, event.delta);
       }
@@ -320,12 +400,18 @@ export function createResponsesDecoder(): Decoder {
       case 'response.incomplete':
         if (!isObject(event.response)) return invalid(out, `${type} without a response`);
         started(out, event.response);
+        finalItems(out, event.response);
         return finishWith(out, event.response, type === 'response.completed' ? 'completed' : 'incomplete');
       case 'response.failed': {
         const response = isObject(event.response) ? event.response : {};
         started(out, response);
         reportUsage(out, response);
-        return state.fail(out, failureFrom(response.error, 'The response failed'));
+        // Some gateways put the error beside the response instead of inside it.
+        const error = isObject(response.error) ? response.error : isObject(event.error) ? event.error : undefined;
+        const failure = failureFrom(error, 'The response failed');
+        if (error && (typeof error.code === 'string' || (typeof error.message === 'string' && error.message !== ''))) return state.fail(out, failure);
+        pendingFailure = failure;
+        return;
       }
       case 'error':
         return state.fail(out, failureFrom(event, 'The provider reported an error'));
@@ -346,13 +432,18 @@ export function createResponsesDecoder(): Decoder {
         const parsed = parseJson(data);
         if (!parsed.ok) return invalid(out, `The provider sent invalid JSON: ${parsed.message}`);
         if (!isObject(parsed.value)) return invalid(out, 'The provider sent an event that is not a JSON object');
-        const type = typeof parsed.value.type === 'string' ? parsed.value.type : wire.event;
+        let type = typeof parsed.value.type === 'string' ? parsed.value.type : wire.event;
+        // `{"error": {...}}` with no type: what the OpenAI SDKs treat as a mid-stream error.
+        if (!type && isObject(parsed.value.error)) type = 'error';
+        // After a reason-less `response.failed`, only an error with the reason is of use.
+        if (pendingFailure && type !== 'error') return;
         if (type) handle(out, parsed.value, type);
       });
     },
     end() {
       const out: Event[] = [];
-      state.endOfStream(out);
+      if (pendingFailure) state.fail(out, pendingFailure);
+      else state.endOfStream(out);
       return out;
     },
     fail(failure) {

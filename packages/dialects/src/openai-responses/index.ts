@@ -1,8 +1,8 @@
 /**
  * The OpenAI Responses API (`POST /responses`, streamed as SSE).
  * https://platform.openai.com/docs/api-reference/responses/create
- * Also spoken by OpenRouter, DeepSeek, Azure OpenAI and other compatible servers;
- * their differences (raw reasoning text, `[DONE]`, SSE comments, ids) are handled
+ * Also spoken by OpenRouter, DeepSeek, Azure OpenAI, xAI, vLLM, GitHub Copilot and other compatible servers;
+ * their differences (raw reasoning text, `[DONE]`, SSE comments, rotated ids, server-side custom tools) are handled
  * by the one decoder.
  */
 import type { Dialect } from '../types.ts';
