@@ -150,16 +150,18 @@ export function decodeDialectStream(
 
   const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
   const iterator: AsyncIterableIterator<Event> = {
-    async next() {
-      if (index < queue.length) return { done: false, value: queue[index++]! };
+    next() {
+      // Not an async function: a queued event costs one already-resolved promise, nothing more.
+      if (index < queue.length) return Promise.resolve({ done: false, value: queue[index++]! });
       if (finished) {
         release(true);
-        return done;
+        return Promise.resolve(done);
       }
-      await fill();
-      if (index < queue.length) return { done: false, value: queue[index++]! };
-      release(true);
-      return done;
+      return fill().then(() => {
+        if (index < queue.length) return { done: false, value: queue[index++]! };
+        release(true);
+        return done;
+      });
     },
     async return() {
       // The consumer stopped early: stop reading the body.
