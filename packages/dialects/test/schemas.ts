@@ -1,6 +1,6 @@
 /**
  * Validates encoded request bodies against the providers' published request schemas
- * in /work/shared/api-schemas (see SOURCES.md there for which component, how strict,
+ * in test/api-schemas, copied byte for byte from ../shared/api-schemas (see SOURCES.md there for which component, how strict,
  * and known disagreements with the live APIs).
  *
  * The OpenAPI documents are 3.1 but carry 3.0 leftovers that a 2020-12 validator
@@ -18,7 +18,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
 
-export const API_SCHEMAS_DIR = '/work/shared/api-schemas';
+export const API_SCHEMAS_DIR = join(import.meta.dirname, 'api-schemas');
 
 function normalize(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(normalize);

@@ -1,6 +1,6 @@
 /**
  * Request encoding: every body is checked against OpenAI's published
- * `CreateChatCompletionRequest` schema (/work/shared/api-schemas, see SOURCES.md), and
+ * `CreateChatCompletionRequest` schema (test/api-schemas, see SOURCES.md), and
  * the fields a user relies on are asserted by value.
  */
 import { readFileSync } from 'node:fs';
