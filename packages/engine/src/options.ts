@@ -5,14 +5,11 @@
  */
 import {
   ParlanceError,
-  type CacheSetting,
   type LanguageModel,
   type Message,
   type ModelRequest,
   type Role,
-  type ThinkingSetting,
   type Thread,
-  type ToolChoice,
 } from '@parlance/protocol';
 import type { ChatResult, StepResult } from './loop/result.ts';
 import type { SchemaLike } from './tools/schema.ts';
@@ -56,17 +53,11 @@ export interface Hooks {
 }
 
 /** Settings an engine can hold as defaults and a call can override. */
-export interface SharedOptions extends Hooks {
+export interface SharedOptions
+  extends Hooks,
+    Pick<ModelRequest, 'system' | 'toolChoice' | 'maxOutputTokens' | 'temperature' | 'topP' | 'stop' | 'thinking' | 'cache'> {
   model?: string | LanguageModel;
-  system?: string;
   tools?: AnyTool[];
-  toolChoice?: ToolChoice;
-  maxOutputTokens?: number;
-  temperature?: number;
-  topP?: number;
-  stop?: string[];
-  thinking?: ThinkingSetting;
-  cache?: CacheSetting;
   /** Provider-specific request fields, merged verbatim into the body (engine extras, then the call's). */
   extra?: Record<string, unknown>;
   headers?: Record<string, string>;

@@ -216,6 +216,26 @@ export const EVENT_TYPES = [
   'chat-finish',
 ] as const satisfies readonly EventType[];
 
+/** The events a model (a dialect decoder) produces; the rest are the engine's. */
+export const MODEL_EVENT_TYPES = [
+  'message-start',
+  'text-start',
+  'text-delta',
+  'text-end',
+  'reasoning-start',
+  'reasoning-delta',
+  'reasoning-end',
+  'tool-call-start',
+  'tool-call-delta',
+  'tool-call-end',
+  'tool-result',
+  'source',
+  'file',
+  'usage',
+  'finish',
+  'error',
+] as const satisfies readonly EventType[];
+
 /** Builds the error event for a ParlanceError-like value. */
 export function errorEvent(error: { code: ErrorCode; message: string; retryable: boolean; status?: number }): ErrorEvent {
   const event: ErrorEvent = { type: 'error', code: error.code, message: error.message, retryable: error.retryable };

@@ -10,6 +10,7 @@ export {
 } from './error.ts';
 export {
   EVENT_TYPES,
+  MODEL_EVENT_TYPES,
   PROTOCOL_VERSION,
   errorEvent,
   type ApprovalRequestedEvent,

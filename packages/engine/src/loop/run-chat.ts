@@ -5,6 +5,7 @@
  * the same events sees the same conversation.
  */
 import {
+  MODEL_EVENT_TYPES,
   ParlanceError,
   addUsage,
   createFoldState,
@@ -61,24 +62,7 @@ export interface RunConfig {
 }
 
 /** Events a model may produce; anything else (a misbehaving remote) is dropped. */
-const MODEL_EVENTS: ReadonlySet<Event['type']> = new Set([
-  'message-start',
-  'text-start',
-  'text-delta',
-  'text-end',
-  'reasoning-start',
-  'reasoning-delta',
-  'reasoning-end',
-  'tool-call-start',
-  'tool-call-delta',
-  'tool-call-end',
-  'tool-result',
-  'source',
-  'file',
-  'usage',
-  'finish',
-  'error',
-]);
+const MODEL_EVENTS: ReadonlySet<Event['type']> = new Set(MODEL_EVENT_TYPES);
 
 const ABORTED = Symbol('aborted');
 
