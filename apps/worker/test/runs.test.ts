@@ -3,13 +3,8 @@
 // Durable Object (src/run-object.ts). Each test drives two live requests at once.
 import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { chatBody, type Frame, frames, readFrames, textOf } from './sse.ts';
-
-const BASE = 'https://worker.example';
-
-function postChat(body: string): Promise<Response> {
-  return SELF.fetch(`${BASE}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-}
+import { BASE, postChat } from './self.ts';
+import { chatBody, drain, type Frame, frames, readFrames, textOf } from './sse.ts';
 
 /** Reads frames until the first text delta, and hands back the rest of the stream. */
 async function readUntilText(res: Response): Promise<{ seen: Frame[]; rest: AsyncGenerator<Frame> }> {
@@ -21,12 +16,6 @@ async function readUntilText(res: Response): Promise<{ seen: Frame[]; rest: Asyn
     seen.push(value);
     if (value.data.type === 'text-delta') return { seen, rest: stream };
   }
-}
-
-async function drain(stream: AsyncGenerator<Frame>): Promise<Frame[]> {
-  const out: Frame[] = [];
-  for await (const frame of stream) out.push(frame);
-  return out;
 }
 
 describe('runs across requests (Durable Object per run)', () => {

@@ -46,10 +46,16 @@ export async function* frames(response: Response, stats: { chunks: number } = { 
   }
 }
 
+/** Every frame left in `stream`. */
+export async function drain(stream: AsyncIterable<Frame>): Promise<Frame[]> {
+  const out: Frame[] = [];
+  for await (const frame of stream) out.push(frame);
+  return out;
+}
+
 export async function readFrames(response: Response): Promise<{ frames: Frame[]; chunks: number }> {
   const stats = { chunks: 0 };
-  const out: Frame[] = [];
-  for await (const frame of frames(response, stats)) out.push(frame);
+  const out = await drain(frames(response, stats));
   return { frames: out, chunks: stats.chunks };
 }
 

@@ -5,13 +5,8 @@ import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import app from '../src/index.ts';
 import { MOCK_MODEL_ID } from '../src/mock-provider.ts';
+import { BASE, postChat } from './self.ts';
 import { chatBody, readFrames, reasoningOf, textOf } from './sse.ts';
-
-const BASE = 'https://worker.example';
-
-function postChat(body: string): Promise<Response> {
-  return SELF.fetch(`${BASE}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-}
 
 describe('POST /api/chat in workerd', () => {
   it('streams a chat from the mock provider through the engine as SSE, ending with one chat-finish', async () => {

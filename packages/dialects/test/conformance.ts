@@ -146,6 +146,19 @@ export async function decodeChunks(dialect: Dialect, chunks: Uint8Array[]): Prom
   return events;
 }
 
+/**
+ * Decodes `body` whole, then cut at 20 random byte offsets (inside lines and multibyte
+ * characters): the events must be well formed, and identical at every cut.
+ */
+export async function decodeAtCuts(dialect: Dialect, body: string | Uint8Array): Promise<Event[]> {
+  const bytes = typeof body === 'string' ? encoder.encode(body) : body;
+  const whole = await decodeChunks(dialect, [bytes]);
+  assertWellFormed(whole);
+  const random = seededRandom(bytes.length);
+  for (let i = 0; i < 20; i++) expect(await decodeChunks(dialect, randomCuts(bytes, random))).toEqual(whole);
+  return whole;
+}
+
 /** Structural rules every decoded stream obeys, whatever the provider sent. */
 export function assertWellFormed(events: Event[]): void {
   expect(events[0]?.type).toBe('message-start');

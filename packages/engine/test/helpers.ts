@@ -1,5 +1,5 @@
 import { fakeModel, type FakeModel, type Script } from '@parlance/testing';
-import type { Event } from '@parlance/protocol';
+import type { Event, Message } from '@parlance/protocol';
 import { createEngine, type Engine, type EngineOptions } from '../src/index.ts';
 
 /** Deterministic ids, so two runs of one script produce identical events. */
@@ -11,6 +11,11 @@ export function counterIds(prefix = 'id'): () => string {
 export function setup(script: Script, options: Omit<EngineOptions, 'model'> = {}, dialect?: string): { model: FakeModel; engine: Engine } {
   const model = fakeModel(dialect ? { script, dialect } : { script });
   return { model, engine: createEngine({ model, generateId: counterIds(), ...options }) };
+}
+
+/** A conversation of one user message. */
+export function ask(text: string): Message[] {
+  return [{ id: 'u1', role: 'user', parts: [{ type: 'text', text }] }];
 }
 
 export async function drain(events: AsyncIterable<Event>): Promise<Event[]> {

@@ -1,6 +1,6 @@
 import { collectResponse, type Event } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
-import { assertWellFormed, decodeChunks, randomCuts, seededRandom } from '../../test/conformance.ts';
+import { assertWellFormed, decodeAtCuts } from '../../test/conformance.ts';
 import { decodeDialectText } from '../decode-stream.ts';
 import { anthropicMessages } from './index.ts';
 
@@ -282,15 +282,7 @@ describe('anthropic_messages decoding: content', () => {
   });
 });
 
-/** Decodes a body whole, then at 20 random byte cuts: every cut must give the same events. */
-async function decodeCut(body: string): Promise<Event[]> {
-  const bytes = new TextEncoder().encode(body);
-  const whole = await decodeChunks(anthropicMessages, [bytes]);
-  assertWellFormed(whole);
-  const random = seededRandom(bytes.length);
-  for (let i = 0; i < 20; i++) expect(await decodeChunks(anthropicMessages, randomCuts(bytes, random))).toEqual(whole);
-  return whole;
-}
+const decodeCut = (body: string) => decodeAtCuts(anthropicMessages, body);
 
 /** Base64 of a JSON payload, as Bedrock wraps each event. */
 const b64 = (payload: object) => btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(payload))));

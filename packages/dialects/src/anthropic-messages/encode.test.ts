@@ -1,32 +1,21 @@
-import { ParlanceError, type Message, type ModelRequest, type Part } from '@parlance/protocol';
+import { ParlanceError, type ModelRequest } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
+import { answered, checkedEncoder, files, msg, plainTurn, text, thrownBy, weatherCalls } from '../../test/requests.ts';
 import { validateAgainst } from '../../test/schemas.ts';
 import { anthropicMessages } from './index.ts';
 
 const SCHEMA_FILE = 'anthropic__lingua__openapi.yml';
-const CREATE = '/components/schemas/CreateMessageParams';
-const BETA_CREATE = '/components/schemas/BetaCreateMessageParams';
-
-let n = 0;
-const msg = (role: Message['role'], ...parts: Part[]): Message => ({ id: `m${n++}`, role, parts });
-const text = (value: string): Part => ({ type: 'text', text: value });
 
 /** Encodes and checks the body against the published request schema (closed: unknown fields fail). */
-function encode(request: Partial<ModelRequest> & Pick<ModelRequest, 'messages'>, pointer = CREATE): Record<string, any> {
-  const body = anthropicMessages.encodeRequest({ model: 'claude-sonnet-4-5', ...request });
-  expect(validateAgainst(SCHEMA_FILE, pointer, body)).toBe('');
-  return body;
-}
+const encode = checkedEncoder(anthropicMessages, 'claude-sonnet-4-5', (body) => validateAgainst(SCHEMA_FILE, '/components/schemas/CreateMessageParams', body));
+/** The same, against the beta surface's schema. */
+const encodeBeta = checkedEncoder(anthropicMessages, 'claude-sonnet-4-5', (body) => validateAgainst(SCHEMA_FILE, '/components/schemas/BetaCreateMessageParams', body));
 
 describe('anthropic_messages encoding', () => {
   it('encodes a plain turn with the documented defaults', () => {
-    const body = encode({
-      system: 'Be brief.',
-      messages: [msg('system', text('Answer in French.')), msg('user', text('Hello'))],
-      temperature: 0.3,
-      topP: 0.9,
-      stop: ['END'],
-    });
+    // Without maxOutputTokens, to see the default.
+    const { maxOutputTokens: _, ...turn } = plainTurn();
+    const body = encode(turn);
     expect(anthropicMessages.path('claude-sonnet-4-5')).toBe('/v1/messages');
     expect(body).toEqual({
       model: 'claude-sonnet-4-5',
@@ -36,7 +25,7 @@ describe('anthropic_messages encoding', () => {
         { type: 'text', text: 'Answer in French.' },
       ],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
-      temperature: 0.3,
+      temperature: 0.2,
       top_p: 0.9,
       stop_sequences: ['END'],
       stream: true,
@@ -61,11 +50,11 @@ describe('anthropic_messages encoding', () => {
         msg(
           'user',
           text('Look'),
-          { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
-          { type: 'file', mediaType: 'image/jpeg', url: 'https://example.com/cat.jpg' },
+          files.pngData,
+          files.jpegUrl,
           { type: 'file', mediaType: 'image/webp', url: 'data:image/webp;base64,UklGRg==' },
-          { type: 'file', mediaType: 'application/pdf', data: 'JVBERi0=', filename: 'report.pdf' },
-          { type: 'file', mediaType: 'application/pdf', url: 'https://example.com/a.pdf' },
+          files.pdfData,
+          files.pdfUrl,
           { type: 'file', mediaType: 'text/plain', data: btoa('plain notes') },
         ),
       ],
@@ -86,12 +75,7 @@ describe('anthropic_messages encoding', () => {
       model: 'claude-sonnet-4-5',
       messages: [msg('user', text('x'), { type: 'file', mediaType: 'audio/wav', data: 'AAAA' })],
     };
-    let error: unknown;
-    try {
-      anthropicMessages.encodeRequest(request);
-    } catch (e) {
-      error = e;
-    }
+    const error = thrownBy(() => anthropicMessages.encodeRequest(request));
     expect(ParlanceError.isInstance(error)).toBe(true);
     expect((error as ParlanceError).code).toBe('invalid_request');
     expect((error as ParlanceError).path).toEqual(['messages', 0, 'parts', 1]);
@@ -102,13 +86,8 @@ describe('anthropic_messages encoding', () => {
       tools: [{ name: 'get_weather', description: 'Weather by city', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }],
       toolChoice: 'required',
       messages: [
-        msg('user', text('Weather in Oslo and Rome?')),
-        msg(
-          'assistant',
-          text('Checking.'),
-          { type: 'tool-call', id: 'call:1/oslo', name: 'get_weather', input: { city: 'Oslo' } },
-          { type: 'tool-call', id: 'call:1.oslo', name: 'get_weather', input: { city: 'Rome' } },
-        ),
+        // Two ids that differ only in characters the API does not allow.
+        ...weatherCalls('call:1/oslo', 'call:1.oslo'),
         msg('tool', { type: 'tool-result', toolCallId: 'call:1/oslo', name: 'get_weather', output: { temp: 3 } }),
         msg('tool', { type: 'tool-result', toolCallId: 'call:1.oslo', name: 'get_weather', output: 'error: timeout', isError: true }),
         msg('user', text('And tomorrow?')),
@@ -160,9 +139,8 @@ describe('anthropic_messages encoding', () => {
   it('sends reasoning back as thinking with its signature, redacted thinking with its data, and foreign reasoning as text', () => {
     const body = encode({
       messages: [
-        msg('user', text('q')),
-        msg(
-          'assistant',
+        ...answered(
+          'q',
           { type: 'reasoning', text: 'Mine.', signature: 'sig1', providerState: { anthropic_messages: { signature: 'sig1' } } },
           { type: 'reasoning', text: '', redacted: true, providerState: { anthropic_messages: { redactedData: 'opaque' } } },
           { type: 'reasoning', text: 'From Gemini.', signature: 'gsig', providerState: { google_gemini: { thoughtSignature: 'gsig' } } },
@@ -182,24 +160,21 @@ describe('anthropic_messages encoding', () => {
 
   it('keeps this dialect\'s server tool calls and results and drops other dialects\'', () => {
     const body = encode({
-      messages: [
-        msg('user', text('search')),
-        msg(
-          'assistant',
-          { type: 'tool-call', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' }, providerExecuted: true, providerState: { anthropic_messages: { type: 'server_tool_use' } } },
-          {
-            type: 'tool-result',
-            toolCallId: 'srvtoolu_1',
-            name: 'web_search',
-            output: [{ type: 'web_search_result', url: 'https://a.example', title: 'A', encrypted_content: 'enc' }],
-            providerExecuted: true,
-            providerState: { anthropic_messages: { type: 'web_search_tool_result' } },
-          },
-          { type: 'tool-call', id: 'ws_9', name: 'web_search', input: {}, providerExecuted: true, providerState: { openai_responses: { itemId: 'ws_9' } } },
-          { type: 'tool-result', toolCallId: 'ws_9', name: 'web_search', output: {}, providerExecuted: true },
-          text('Found it.'),
-        ),
-      ],
+      messages: answered(
+        'search',
+        { type: 'tool-call', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' }, providerExecuted: true, providerState: { anthropic_messages: { type: 'server_tool_use' } } },
+        {
+          type: 'tool-result',
+          toolCallId: 'srvtoolu_1',
+          name: 'web_search',
+          output: [{ type: 'web_search_result', url: 'https://a.example', title: 'A', encrypted_content: 'enc' }],
+          providerExecuted: true,
+          providerState: { anthropic_messages: { type: 'web_search_tool_result' } },
+        },
+        { type: 'tool-call', id: 'ws_9', name: 'web_search', input: {}, providerExecuted: true, providerState: { openai_responses: { itemId: 'ws_9' } } },
+        { type: 'tool-result', toolCallId: 'ws_9', name: 'web_search', output: {}, providerExecuted: true },
+        text('Found it.'),
+      ),
     });
     expect(body.messages[1].content).toEqual([
       { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' } },
@@ -213,16 +188,13 @@ describe('anthropic_messages encoding', () => {
   });
 
   it('sends a compaction block back (beta surface)', () => {
-    const body = encode(
-      {
-        messages: [
-          msg('user', text('long chat')),
-          msg('assistant', { type: 'reasoning', text: 'Summary.', providerState: { anthropic_messages: { type: 'compaction' } } }, text('Ok.')),
-          msg('user', text('next')),
-        ],
-      },
-      BETA_CREATE,
-    );
+    const body = encodeBeta({
+      messages: [
+        msg('user', text('long chat')),
+        msg('assistant', { type: 'reasoning', text: 'Summary.', providerState: { anthropic_messages: { type: 'compaction' } } }, text('Ok.')),
+        msg('user', text('next')),
+      ],
+    });
     expect(body.messages[1].content[0]).toEqual({ type: 'compaction', content: 'Summary.' });
   });
 

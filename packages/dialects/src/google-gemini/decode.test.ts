@@ -1,6 +1,6 @@
 import { collectResponse, type Event } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
-import { assertWellFormed, decodeChunks, loadFixtures, randomCuts, seededRandom } from '../../test/conformance.ts';
+import { decodeAtCuts, decodeChunks, loadFixtures } from '../../test/conformance.ts';
 import { decodeDialectText } from '../decode-stream.ts';
 import { googleGemini } from './index.ts';
 
@@ -234,15 +234,7 @@ describe('google_gemini bad input', () => {
   });
 });
 
-/** Decodes payloads whole, then at 20 random byte cuts: every cut must give the same events. */
-async function decodeCut(...payloads: unknown[]): Promise<Event[]> {
-  const bytes = new TextEncoder().encode(sse(...payloads));
-  const whole = await decodeChunks(googleGemini, [bytes]);
-  assertWellFormed(whole);
-  const random = seededRandom(bytes.length);
-  for (let i = 0; i < 20; i++) expect(await decodeChunks(googleGemini, randomCuts(bytes, random))).toEqual(whole);
-  return whole;
-}
+const decodeCut = (...payloads: unknown[]) => decodeAtCuts(googleGemini, sse(...payloads));
 
 describe('google_gemini decoding: variants seen in the wild', () => {
   it('counts tool-use prompt tokens (grounding, URL context) as input', async () => {

@@ -1,16 +1,12 @@
-import { collectResponse, type Message, type ModelRequest } from '@parlance/protocol';
+import { collectResponse, type Message } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
+import { anthropicReasoning, anthropicRedactedReasoning, anthropicServerSearch, answered, checkedEncoder, files, msg, plainTurn, text, user } from '../../test/requests.ts';
 import { GOOGLE_SCHEMA, validateAgainstDiscovery } from '../../test/schemas.ts';
 import { decodeDialectText } from '../decode-stream.ts';
 import { googleGemini } from './index.ts';
 
-const encode = (request: Partial<ModelRequest>) => {
-  const body = googleGemini.encodeRequest({ model: 'gemini-2.5-flash', messages: [], ...request });
-  // Every body must be a valid GenerateContentRequest (field names checked: the server is closed).
-  expect(validateAgainstDiscovery(GOOGLE_SCHEMA, 'GenerateContentRequest', body)).toBe('');
-  return body as Record<string, any>;
-};
-const user = (text: string): Message => ({ id: `u-${text}`, role: 'user', parts: [{ type: 'text', text }] });
+// Every body must be a valid GenerateContentRequest (field names checked: the server is closed).
+const encode = checkedEncoder(googleGemini, 'gemini-2.5-flash', (body) => validateAgainstDiscovery(GOOGLE_SCHEMA, 'GenerateContentRequest', body));
 
 describe('google_gemini encodeRequest', () => {
   it('builds the streaming path from the model name', () => {
@@ -19,36 +15,17 @@ describe('google_gemini encodeRequest', () => {
   });
 
   it('encodes a plain turn with the system prompt and system messages joined', () => {
-    const body = encode({
-      system: 'Be brief.',
-      messages: [{ id: 's', role: 'system', parts: [{ type: 'text', text: 'Answer in French.' }] }, user('Hi')],
-      maxOutputTokens: 100,
-      temperature: 0.2,
-      topP: 0.9,
-      stop: ['END'],
-    });
+    const body = encode(plainTurn());
     expect(body).toEqual({
-      contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+      contents: [{ role: 'user', parts: [{ text: 'Hello' }] }],
       systemInstruction: { parts: [{ text: 'Be brief.\n\nAnswer in French.' }] },
-      generationConfig: { maxOutputTokens: 100, temperature: 0.2, topP: 0.9, stopSequences: ['END'] },
+      generationConfig: { maxOutputTokens: 256, temperature: 0.2, topP: 0.9, stopSequences: ['END'] },
     });
   });
 
   it('sends images inline (base64 or data URL) and by URI', () => {
-    const body = encode({
-      messages: [
-        {
-          id: 'u',
-          role: 'user',
-          parts: [
-            { type: 'text', text: 'Compare' },
-            { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
-            { type: 'file', mediaType: 'image/jpeg', url: 'data:image/jpeg;base64,/9j/4AAQ' },
-            { type: 'file', mediaType: 'application/pdf', url: 'https://generativelanguage.googleapis.com/v1beta/files/abc' },
-          ],
-        },
-      ],
-    });
+    const uploaded = { type: 'file', mediaType: 'application/pdf', url: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } as const;
+    const body = encode({ messages: [msg('user', text('Compare'), files.pngData, files.jpegDataUrl, uploaded)] });
     expect(body.contents[0].parts).toEqual([
       { text: 'Compare' },
       { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
@@ -66,24 +43,18 @@ describe('google_gemini encodeRequest', () => {
       toolChoice: 'auto',
       messages: [
         user('Weather in Paris and Rome?'),
-        {
-          id: 'a1',
-          role: 'assistant',
-          parts: [
-            { type: 'tool-call', id: 'call_0', name: 'weather', input: { city: 'Paris' }, providerState: { google_gemini: { thoughtSignature: 'sig-1' } } },
-            { type: 'tool-call', id: 'call_1', name: 'weather', input: { city: 'Rome' } },
-          ],
-        },
-        {
-          id: 't1',
-          role: 'tool',
-          parts: [
-            { type: 'tool-result', toolCallId: 'call_0', name: 'weather', output: { tempC: 18 } },
-            { type: 'tool-result', toolCallId: 'call_1', name: 'weather', output: 'timeout', isError: true },
-            { type: 'tool-result', toolCallId: 'call_missing', name: 'weather', output: 'orphan' },
-          ],
-        },
-        { id: 'a2', role: 'assistant', parts: [{ type: 'text', text: 'Paris is 18°C.' }] },
+        msg(
+          'assistant',
+          { type: 'tool-call', id: 'call_0', name: 'weather', input: { city: 'Paris' }, providerState: { google_gemini: { thoughtSignature: 'sig-1' } } },
+          { type: 'tool-call', id: 'call_1', name: 'weather', input: { city: 'Rome' } },
+        ),
+        msg(
+          'tool',
+          { type: 'tool-result', toolCallId: 'call_0', name: 'weather', output: { tempC: 18 } },
+          { type: 'tool-result', toolCallId: 'call_1', name: 'weather', output: 'timeout', isError: true },
+          { type: 'tool-result', toolCallId: 'call_missing', name: 'weather', output: 'orphan' },
+        ),
+        msg('assistant', text('Paris is 18°C.')),
         user('Thanks'),
       ],
     });
@@ -120,8 +91,8 @@ describe('google_gemini encodeRequest', () => {
   it('sends a provider function-call id back on the call and its response', () => {
     const body = encode({
       messages: [
-        { id: 'a', role: 'assistant', parts: [{ type: 'tool-call', id: 'fc-9', name: 'f', input: {}, providerState: { google_gemini: { id: 'fc-9' } } }] },
-        { id: 't', role: 'tool', parts: [{ type: 'tool-result', toolCallId: 'fc-9', name: 'f', output: [1, 2] }] },
+        msg('assistant', { type: 'tool-call', id: 'fc-9', name: 'f', input: {}, providerState: { google_gemini: { id: 'fc-9' } } }),
+        msg('tool', { type: 'tool-result', toolCallId: 'fc-9', name: 'f', output: [1, 2] }),
       ],
     });
     expect(body.contents[0].parts[0].functionCall).toEqual({ id: 'fc-9', name: 'f', args: {} });
@@ -131,8 +102,8 @@ describe('google_gemini encodeRequest', () => {
   it('gives Gemini 3 a documented dummy signature for a call that came from another model', () => {
     const messages: Message[] = [
       user('Go'),
-      { id: 'a', role: 'assistant', parts: [{ type: 'tool-call', id: 'toolu_1', name: 'f', input: { x: 1 }, providerState: { anthropic_messages: { foo: 1 } } }] },
-      { id: 't', role: 'tool', parts: [{ type: 'tool-result', toolCallId: 'toolu_1', name: 'f', output: 'ok' }] },
+      msg('assistant', { type: 'tool-call', id: 'toolu_1', name: 'f', input: { x: 1 }, providerState: { anthropic_messages: { foo: 1 } } }),
+      msg('tool', { type: 'tool-result', toolCallId: 'toolu_1', name: 'f', output: 'ok' }),
     ];
     expect(encode({ model: 'gemini-3-pro-preview', messages }).contents[1].parts[0].thoughtSignature).toBe('skip_thought_signature_validator');
     expect(encode({ model: 'gemini-2.5-pro', messages }).contents[1].parts[0].thoughtSignature).toBeUndefined();
@@ -141,26 +112,14 @@ describe('google_gemini encodeRequest', () => {
   it('sends reasoning back with its signature, wraps foreign reasoning, drops redacted', () => {
     const body = encode({
       messages: [
-        user('Q1'),
-        {
-          id: 'a1',
-          role: 'assistant',
-          parts: [
-            { type: 'reasoning', text: 'Thinking about Q1', signature: 'sig-r', providerState: { google_gemini: { thoughtSignature: 'sig-r' } } },
-            { type: 'text', text: 'A1', providerState: { google_gemini: { thoughtSignature: 'sig-t' } } },
-            { type: 'text', text: '', providerState: { google_gemini: { thoughtSignature: 'sig-empty' } } },
-          ],
-        },
+        ...answered(
+          'Q1',
+          { type: 'reasoning', text: 'Thinking about Q1', signature: 'sig-r', providerState: { google_gemini: { thoughtSignature: 'sig-r' } } },
+          { type: 'text', text: 'A1', providerState: { google_gemini: { thoughtSignature: 'sig-t' } } },
+          { type: 'text', text: '', providerState: { google_gemini: { thoughtSignature: 'sig-empty' } } },
+        ),
         user('Q2'),
-        {
-          id: 'a2',
-          role: 'assistant',
-          parts: [
-            { type: 'reasoning', text: 'Claude thought', signature: 'anthropic-sig', providerState: { anthropic_messages: { signature: 'anthropic-sig' } } },
-            { type: 'reasoning', text: '', redacted: true, providerState: { anthropic_messages: { data: 'xyz' } } },
-            { type: 'text', text: 'A2' },
-          ],
-        },
+        msg('assistant', anthropicReasoning('Claude thought', 'anthropic-sig'), anthropicRedactedReasoning(), text('A2')),
       ],
     });
     expect(body.contents[1].parts).toEqual([
@@ -209,20 +168,13 @@ describe('google_gemini encodeRequest', () => {
 
   it('drops provider-executed calls of other dialects and re-sends its own code execution', () => {
     const body = encode({
-      messages: [
-        user('Run it'),
-        {
-          id: 'a',
-          role: 'assistant',
-          parts: [
-            { type: 'tool-call', id: 'ws', name: 'web_search', input: { q: 'x' }, providerExecuted: true, providerState: { anthropic_messages: {} } },
-            { type: 'tool-result', toolCallId: 'ws', name: 'web_search', output: [], providerExecuted: true },
-            { type: 'tool-call', id: 'code_0', name: 'code_execution', input: { language: 'PYTHON', code: 'print(1)' }, providerExecuted: true, providerState: { google_gemini: { executableCode: true } } },
-            { type: 'tool-result', toolCallId: 'code_0', name: 'code_execution', output: { outcome: 'OUTCOME_OK', output: '1' }, providerExecuted: true, providerState: { google_gemini: { codeExecutionResult: true } } },
-            { type: 'text', text: 'Done' },
-          ],
-        },
-      ],
+      messages: answered(
+        'Run it',
+        ...anthropicServerSearch('ws', { q: 'x' }),
+        { type: 'tool-call', id: 'code_0', name: 'code_execution', input: { language: 'PYTHON', code: 'print(1)' }, providerExecuted: true, providerState: { google_gemini: { executableCode: true } } },
+        { type: 'tool-result', toolCallId: 'code_0', name: 'code_execution', output: { outcome: 'OUTCOME_OK', output: '1' }, providerExecuted: true, providerState: { google_gemini: { codeExecutionResult: true } } },
+        text('Done'),
+      ),
     });
     expect(body.contents[1].parts).toEqual([
       { executableCode: { language: 'PYTHON', code: 'print(1)' } },

@@ -1,14 +1,10 @@
-import { ParlanceError, type Message, type ModelRequest } from '@parlance/protocol';
+import { ParlanceError, type ModelRequest } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
+import { anthropicReasoning, anthropicRedactedReasoning, checkedEncoder, files, msg, plainTurn, text, thrownBy, user } from '../../test/requests.ts';
 import { validateAgainst } from '../../test/schemas.ts';
 import { ollamaChat } from './index.ts';
 
-const encode = (request: Partial<ModelRequest>) => {
-  const body = ollamaChat.encodeRequest({ model: 'qwen3:8b', messages: [], ...request });
-  expect(validateAgainst('ollama__ollama__openapi.yaml', '/components/schemas/ChatRequest', body)).toBe('');
-  return body as Record<string, any>;
-};
-const user = (text: string): Message => ({ id: `u-${text}`, role: 'user', parts: [{ type: 'text', text }] });
+const encode = checkedEncoder(ollamaChat, 'qwen3:8b', (body) => validateAgainst('ollama__ollama__openapi.yaml', '/components/schemas/ChatRequest', body));
 
 describe('ollama_chat encodeRequest', () => {
   it('posts to /api/chat', () => {
@@ -16,59 +12,33 @@ describe('ollama_chat encodeRequest', () => {
   });
 
   it('encodes a plain turn with system prompt and options, always streaming', () => {
-    const body = encode({
-      system: 'Be brief.',
-      messages: [{ id: 's', role: 'system', parts: [{ type: 'text', text: 'Use French.' }] }, user('Hi')],
-      maxOutputTokens: 64,
-      temperature: 0.1,
-      topP: 0.5,
-      stop: ['\n\n'],
-    });
+    const body = encode(plainTurn());
     expect(body).toEqual({
       model: 'qwen3:8b',
       messages: [
-        { role: 'system', content: 'Be brief.\n\nUse French.' },
-        { role: 'user', content: 'Hi' },
+        { role: 'system', content: 'Be brief.\n\nAnswer in French.' },
+        { role: 'user', content: 'Hello' },
       ],
       stream: true,
-      options: { num_predict: 64, temperature: 0.1, top_p: 0.5, stop: ['\n\n'] },
+      options: { num_predict: 256, temperature: 0.2, top_p: 0.9, stop: ['END'] },
     });
   });
 
   it('sends images as base64 and inlines text files', () => {
-    const body = encode({
-      messages: [
-        {
-          id: 'u',
-          role: 'user',
-          parts: [
-            { type: 'text', text: 'What is this?' },
-            { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
-            { type: 'file', mediaType: 'image/jpeg', url: 'data:image/jpeg;base64,/9j/4AAQ' },
-            { type: 'file', mediaType: 'text/plain', data: btoa('notes: 42') },
-          ],
-        },
-      ],
-    });
+    const notes = { type: 'file', mediaType: 'text/plain', data: btoa('notes: 42') } as const;
+    const body = encode({ messages: [msg('user', text('What is this?'), files.pngData, files.jpegDataUrl, notes)] });
     expect(body.messages).toEqual([{ role: 'user', content: 'What is this?\nnotes: 42', images: ['iVBORw0KGgo=', '/9j/4AAQ'] }]);
   });
 
   it('fails on an image URL with invalid_request and the part path', () => {
     const request: ModelRequest = {
       model: 'llava',
-      messages: [user('a'), { id: 'u', role: 'user', parts: [{ type: 'text', text: 'See' }, { type: 'file', mediaType: 'image/png', url: 'https://example.com/cat.png' }] }],
+      messages: [user('a'), msg('user', text('See'), { type: 'file', mediaType: 'image/png', url: 'https://example.com/cat.png' })],
     };
-    let error: unknown;
-    try {
-      ollamaChat.encodeRequest(request);
-    } catch (e) {
-      error = e;
-    }
+    const error = thrownBy(() => ollamaChat.encodeRequest(request));
     expect(ParlanceError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: 'invalid_request', path: ['messages', 1, 'parts', 1] });
-    expect(() => ollamaChat.encodeRequest({ model: 'm', messages: [{ id: 'u', role: 'user', parts: [{ type: 'file', mediaType: 'application/pdf', data: 'JVBE' }] }] })).toThrow(
-      /application\/pdf/,
-    );
+    expect(() => ollamaChat.encodeRequest({ model: 'm', messages: [msg('user', files.pdfData)] })).toThrow(/application\/pdf/);
   });
 
   it('encodes a two-step tool loop: thinking and calls back, results by tool_name', () => {
@@ -76,25 +46,19 @@ describe('ollama_chat encodeRequest', () => {
       tools: [{ name: 'get_weather', description: 'Weather for a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
       messages: [
         user('Weather in Toronto?'),
-        {
-          id: 'a',
-          role: 'assistant',
-          parts: [
-            { type: 'reasoning', text: 'Need the tool.', signature: 'x', providerState: { anthropic_messages: { signature: 'x' } } },
-            { type: 'reasoning', text: '', redacted: true },
-            { type: 'tool-call', id: 'call_0', name: 'get_weather', input: { city: 'Toronto' } },
-            { type: 'tool-call', id: 'srv', name: 'web_search', input: {}, providerExecuted: true },
-          ],
-        },
-        {
-          id: 't',
-          role: 'tool',
-          parts: [
-            { type: 'tool-result', toolCallId: 'call_0', name: 'get_weather', output: '11 degrees celsius' },
-            { type: 'tool-result', toolCallId: 'gone', name: 'get_weather', output: 'orphan' },
-          ],
-        },
-        { id: 'a2', role: 'assistant', parts: [{ type: 'text', text: 'It is 11°C.' }] },
+        msg(
+          'assistant',
+          anthropicReasoning('Need the tool.'),
+          anthropicRedactedReasoning(),
+          { type: 'tool-call', id: 'call_0', name: 'get_weather', input: { city: 'Toronto' } },
+          { type: 'tool-call', id: 'srv', name: 'web_search', input: {}, providerExecuted: true },
+        ),
+        msg(
+          'tool',
+          { type: 'tool-result', toolCallId: 'call_0', name: 'get_weather', output: '11 degrees celsius' },
+          { type: 'tool-result', toolCallId: 'gone', name: 'get_weather', output: 'orphan' },
+        ),
+        msg('assistant', text('It is 11°C.')),
         user('And tomorrow?'),
       ],
     });
@@ -116,15 +80,12 @@ describe('ollama_chat encodeRequest', () => {
   it('serializes object results and marks failed ones', () => {
     const body = encode({
       messages: [
-        { id: 'a', role: 'assistant', parts: [{ type: 'tool-call', id: 'c', name: 'f', input: '{"a":1}' }] },
-        {
-          id: 't',
-          role: 'tool',
-          parts: [
-            { type: 'tool-result', toolCallId: 'c', name: 'f', output: { ok: true } },
-            { type: 'tool-result', toolCallId: 'c', name: 'f', output: 'boom', isError: true },
-          ],
-        },
+        msg('assistant', { type: 'tool-call', id: 'c', name: 'f', input: '{"a":1}' }),
+        msg(
+          'tool',
+          { type: 'tool-result', toolCallId: 'c', name: 'f', output: { ok: true } },
+          { type: 'tool-result', toolCallId: 'c', name: 'f', output: 'boom', isError: true },
+        ),
       ],
     });
     expect(body.messages[0].tool_calls[0].function.arguments).toEqual({ a: 1 });

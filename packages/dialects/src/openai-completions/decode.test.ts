@@ -6,7 +6,7 @@
  */
 import { collectResponse, type Event } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
-import { assertWellFormed, decodeChunks, randomCuts, seededRandom } from '../../test/conformance.ts';
+import { assertWellFormed, decodeAtCuts } from '../../test/conformance.ts';
 import { decodeDialectText } from '../decode-stream.ts';
 import type { DecoderOptions } from '../types.ts';
 import { openaiCompletions } from './index.ts';
@@ -33,13 +33,10 @@ function decode(text: string, options?: DecoderOptions): Event[] {
 
 const errorsOf = (events: Event[]) => events.filter((e) => e.type === 'error');
 
-/** Decodes whole and at 20 random byte cuts: the events must not change. */
+/** Decodes whole and at 20 random byte cuts, and as text: the events must not change. */
 async function decodeEverywhere(text: string): Promise<Event[]> {
-  const bytes = new TextEncoder().encode(text);
-  const whole = decode(text);
-  expect(await decodeChunks(openaiCompletions, [bytes])).toEqual(whole);
-  const random = seededRandom(bytes.length);
-  for (let i = 0; i < 20; i++) expect(await decodeChunks(openaiCompletions, randomCuts(bytes, random))).toEqual(whole);
+  const whole = await decodeAtCuts(openaiCompletions, text);
+  expect(whole).toEqual(decode(text));
   return whole;
 }
 

@@ -5,28 +5,27 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { collectResponse, type Message, type ModelRequest, ParlanceError, type Part } from '@parlance/protocol';
+import { collectResponse, type Message, type ModelRequest, ParlanceError } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
+import { anthropicReasoning, anthropicRedactedReasoning, anthropicServerSearch, type Body, checkedEncoder, files, msg, plainTurn, text, thrownBy, weatherCalls } from '../../test/requests.ts';
 import { OPENAI_SCHEMA, validateAgainst } from '../../test/schemas.ts';
 import { decodeDialectText } from '../decode-stream.ts';
 import { openaiCompletions, toolCallWireId } from './index.ts';
 
 const REQUEST = '#/components/schemas/CreateChatCompletionRequest';
 
-function encode(request: Omit<ModelRequest, 'model'> & { model?: string }): Record<string, any> {
-  const body = openaiCompletions.encodeRequest({ model: 'gpt-test', ...request });
-  expect(validateAgainst(OPENAI_SCHEMA, REQUEST, body)).toBe('');
-  return body;
-}
-
-let n = 0;
-const msg = (role: Message['role'], ...parts: Part[]): Message => ({ id: `m${n++}`, role, parts });
-const text = (t: string): Part => ({ type: 'text', text: t });
+const encode = checkedEncoder(openaiCompletions, 'gpt-test', (body) => validateAgainst(OPENAI_SCHEMA, REQUEST, body));
 
 const DIR = join(import.meta.dirname, '../../test/fixtures/openai_completions');
 async function decodedMessage(name: string): Promise<Message> {
   const response = await collectResponse(decodeDialectText(openaiCompletions, readFileSync(join(DIR, name), 'utf8')));
   return response.message;
+}
+
+/** The next request after a recorded turn that called `get_weather`: the question, that turn, the tool's answer. */
+async function afterWeatherCall(recording: string, toolCallId: string, output: string): Promise<Body> {
+  const assistant = await decodedMessage(recording);
+  return encode({ messages: [msg('user', text('Weather in London?')), assistant, msg('tool', { type: 'tool-result', toolCallId, name: 'get_weather', output })] });
 }
 
 describe('the dialect', () => {
@@ -42,19 +41,12 @@ describe('the dialect', () => {
 
 describe('encodeRequest', () => {
   it('encodes a plain turn with sampling settings, always streaming with usage', () => {
-    const body = encode({
-      system: 'Be brief.',
-      messages: [msg('system', text('Answer in French.')), msg('user', text('Hi'))],
-      maxOutputTokens: 256,
-      temperature: 0.2,
-      topP: 0.9,
-      stop: ['END'],
-    });
+    const body = encode(plainTurn());
     expect(body).toEqual({
       model: 'gpt-test',
       messages: [
         { role: 'system', content: 'Be brief.\n\nAnswer in French.' },
-        { role: 'user', content: 'Hi' },
+        { role: 'user', content: 'Hello' },
       ],
       max_completion_tokens: 256,
       temperature: 0.2,
@@ -68,14 +60,7 @@ describe('encodeRequest', () => {
   it('encodes images by data and by URL, audio and PDF files', () => {
     const body = encode({
       messages: [
-        msg(
-          'user',
-          text('What is in these?'),
-          { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
-          { type: 'file', mediaType: 'image/jpeg', url: 'https://example.com/cat.jpg' },
-          { type: 'file', mediaType: 'audio/wav', data: 'UklGRg==' },
-          { type: 'file', mediaType: 'application/pdf', data: 'JVBERi0=', filename: 'report.pdf' },
-        ),
+        msg('user', text('What is in these?'), files.pngData, files.jpegUrl, { type: 'file', mediaType: 'audio/wav', data: 'UklGRg==' }, files.pdfData),
       ],
     });
     expect(body.messages[0].content).toEqual([
@@ -90,27 +75,18 @@ describe('encodeRequest', () => {
   it('refuses a non-image file by URL with a typed error naming the part', () => {
     const request: ModelRequest = {
       model: 'm',
-      messages: [msg('user', text('Read'), { type: 'file', mediaType: 'application/pdf', url: 'https://example.com/a.pdf' })],
+      messages: [msg('user', text('Read'), files.pdfUrl)],
     };
     expect(() => openaiCompletions.encodeRequest(request)).toThrow(ParlanceError);
-    try {
-      openaiCompletions.encodeRequest(request);
-    } catch (error) {
-      expect(ParlanceError.isInstance(error) && error.code).toBe('invalid_request');
-      expect(ParlanceError.isInstance(error) && error.path).toEqual(['messages', 0, 'parts', 1]);
-    }
+    const error = thrownBy(() => openaiCompletions.encodeRequest(request));
+    expect(ParlanceError.isInstance(error) && error.code).toBe('invalid_request');
+    expect(ParlanceError.isInstance(error) && error.path).toEqual(['messages', 0, 'parts', 1]);
   });
 
   it('encodes a two-step tool loop: definitions, choice, calls and results', () => {
     const body = encode({
       messages: [
-        msg('user', text('Weather in Paris and Rome?')),
-        msg(
-          'assistant',
-          text('Checking.'),
-          { type: 'tool-call', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } },
-          { type: 'tool-call', id: 'call_2', name: 'get_weather', input: { city: 'Rome' } },
-        ),
+        ...weatherCalls('call_1', 'call_2'),
         msg(
           'tool',
           { type: 'tool-result', toolCallId: 'call_1', name: 'get_weather', output: { temp: 18 } },
@@ -158,14 +134,7 @@ describe('encodeRequest', () => {
   });
 
   it('round-trips a decoded tool call (repeated-id recording) into the next request', async () => {
-    const assistant = await decodedMessage('omni__opencode_kimi-k2-5_tool_use.sse');
-    const body = encode({
-      messages: [
-        msg('user', text('Weather in London?')),
-        assistant,
-        msg('tool', { type: 'tool-result', toolCallId: 'functions.get_weather:0', name: 'get_weather', output: 'rain' }),
-      ],
-    });
+    const body = await afterWeatherCall('omni__opencode_kimi-k2-5_tool_use.sse', 'functions.get_weather:0', 'rain');
     expect(body.messages[1].tool_calls).toEqual([
       { id: 'functions.get_weather:0', type: 'function', function: { name: 'get_weather', arguments: '{"location":"London"}' } },
     ]);
@@ -185,14 +154,7 @@ describe('encodeRequest', () => {
   });
 
   it('sends OpenRouter reasoning_details (encrypted blob included) back verbatim, not the duplicate text', async () => {
-    const assistant = await decodedMessage('omni__openrouter_tool_use.sse');
-    const body = encode({
-      messages: [
-        msg('user', text('Weather in London?')),
-        assistant,
-        msg('tool', { type: 'tool-result', toolCallId: 'call_WlouT00TbAaKyTeJqE3Bsryi', name: 'get_weather', output: 'sunny' }),
-      ],
-    });
+    const body = await afterWeatherCall('omni__openrouter_tool_use.sse', 'call_WlouT00TbAaKyTeJqE3Bsryi', 'sunny');
     const sent = body.messages[1];
     expect(sent.reasoning_content).toBeUndefined();
     expect(sent.content).toBeNull();
@@ -211,12 +173,7 @@ describe('encodeRequest', () => {
     const body = encode({
       messages: [
         msg('user', text('Q')),
-        msg(
-          'assistant',
-          { type: 'reasoning', text: 'Think step by step.', signature: 'sig', providerState: { anthropic_messages: { signature: 'sig' } } },
-          { type: 'reasoning', text: '', redacted: true, providerState: { anthropic_messages: { data: 'xyz' } } },
-          text('A'),
-        ),
+        msg('assistant', anthropicReasoning('Think step by step.'), anthropicRedactedReasoning(), text('A')),
       ],
     });
     expect(body.messages[1]).toEqual({ role: 'assistant', content: '<thinking>\nThink step by step.\n</thinking>\n\nA' });
@@ -227,12 +184,7 @@ describe('encodeRequest', () => {
     const body = encode({
       messages: [
         msg('user', text('Search and compute')),
-        msg(
-          'assistant',
-          { type: 'tool-call', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' }, providerExecuted: true },
-          { type: 'tool-result', toolCallId: 'srvtoolu_1', name: 'web_search', output: [], providerExecuted: true },
-          { type: 'tool-call', id: longId, name: 'calc', input: { expr: '1+1' } },
-        ),
+        msg('assistant', ...anthropicServerSearch('srvtoolu_1'), { type: 'tool-call', id: longId, name: 'calc', input: { expr: '1+1' } }),
         msg(
           'tool',
           { type: 'tool-result', toolCallId: longId, name: 'calc', output: 2 },

@@ -1,6 +1,6 @@
 import { collectResponse, type Event } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
-import { assertWellFormed, decodeChunks, randomCuts, seededRandom } from '../../test/conformance.ts';
+import { decodeAtCuts } from '../../test/conformance.ts';
 import { decodeDialectText as decodeText } from '../decode-stream.ts';
 import { openaiResponses } from './index.ts';
 
@@ -269,15 +269,7 @@ describe('openai_responses decoding: built-in tools', () => {
   });
 });
 
-/** Decodes a body whole and at 20 random byte cuts: the events must be identical and well formed. */
-async function decodeCut(body: string): Promise<Event[]> {
-  const bytes = new TextEncoder().encode(body);
-  const whole = await decodeChunks(openaiResponses, [bytes]);
-  assertWellFormed(whole);
-  const random = seededRandom(bytes.length);
-  for (let i = 0; i < 20; i++) expect(await decodeChunks(openaiResponses, randomCuts(bytes, random))).toEqual(whole);
-  return whole;
-}
+const decodeCut = (body: string) => decodeAtCuts(openaiResponses, body);
 
 describe('openai_responses decoding: variants seen in the wild', () => {
   it('matches events to items by output index when the server puts a new item id on every event', async () => {

@@ -1,26 +1,21 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { collectResponse, type Message, type ModelRequest } from '@parlance/protocol';
+import { collectResponse, type Message } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
+import { anthropicReasoning, anthropicRedactedReasoning, anthropicServerSearch, answered, checkedEncoder, files, msg, plainTurn, text, user } from '../../test/requests.ts';
 import { OPENAI_SCHEMA, validateAgainst } from '../../test/schemas.ts';
 import { decodeDialectText as decodeText } from '../decode-stream.ts';
 import { openaiResponses } from './index.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../test/fixtures/openai_responses');
 
-function encode(request: Omit<ModelRequest, 'model'> & { model?: string }): any {
-  const body = openaiResponses.encodeRequest({ model: 'gpt-5', ...request });
-  expect(validateAgainst(OPENAI_SCHEMA, '/components/schemas/CreateResponse', body)).toBe('');
-  return body;
-}
+const encode = checkedEncoder(openaiResponses, 'gpt-5', (body) => validateAgainst(OPENAI_SCHEMA, '/components/schemas/CreateResponse', body));
 
 /** The assistant message a recorded stream decodes to. */
 async function recorded(name: string): Promise<Message> {
   const response = await collectResponse(decodeText(openaiResponses, readFileSync(join(FIXTURES, name))));
   return response.message;
 }
-
-const user = (text: string): Message => ({ id: 'u', role: 'user', parts: [{ type: 'text', text }] });
 
 describe('openai_responses encoding', () => {
   it('has the Responses path and always streams', () => {
@@ -29,14 +24,7 @@ describe('openai_responses encoding', () => {
   });
 
   it('encodes a plain turn with the system prompt as instructions', () => {
-    const body = encode({
-      system: 'Be brief.',
-      messages: [{ id: 's', role: 'system', parts: [{ type: 'text', text: 'Answer in French.' }] }, user('Hello')],
-      maxOutputTokens: 256,
-      temperature: 0.2,
-      topP: 0.9,
-      stop: ['END'],
-    });
+    const body = encode(plainTurn());
     expect(body).toEqual({
       model: 'gpt-5',
       instructions: 'Be brief.\n\nAnswer in French.',
@@ -49,27 +37,13 @@ describe('openai_responses encoding', () => {
   });
 
   it('encodes images and files by URL and by base64 data', () => {
-    const body = encode({
-      messages: [
-        {
-          id: 'u',
-          role: 'user',
-          parts: [
-            { type: 'text', text: 'Compare' },
-            { type: 'file', mediaType: 'image/png', url: 'https://example.com/a.png' },
-            { type: 'file', mediaType: 'image/jpeg', data: '/9j/4AAQ' },
-            { type: 'file', mediaType: 'application/pdf', data: 'JVBERi0=', filename: 'report.pdf' },
-            { type: 'file', mediaType: 'application/pdf', url: 'https://example.com/b.pdf' },
-          ],
-        },
-      ],
-    });
+    const body = encode({ messages: [msg('user', text('Compare'), files.jpegUrl, files.pngData, files.pdfData, files.pdfUrl)] });
     expect(body.input[0].content).toEqual([
       { type: 'input_text', text: 'Compare' },
-      { type: 'input_image', image_url: 'https://example.com/a.png', detail: 'auto' },
-      { type: 'input_image', image_url: 'data:image/jpeg;base64,/9j/4AAQ', detail: 'auto' },
+      { type: 'input_image', image_url: 'https://example.com/cat.jpg', detail: 'auto' },
+      { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' },
       { type: 'input_file', filename: 'report.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' },
-      { type: 'input_file', file_url: 'https://example.com/b.pdf' },
+      { type: 'input_file', file_url: 'https://example.com/a.pdf' },
     ]);
   });
 
@@ -79,7 +53,7 @@ describe('openai_responses encoding', () => {
       messages: [
         user('Capital of France?'),
         assistant,
-        { id: 't', role: 'tool', parts: [{ type: 'tool-result', toolCallId: 'call_kL0PCQV7M2WMoVX8V8OtYSAL', name: 'get_capital', output: { capital: 'Paris' } }] },
+        msg('tool', { type: 'tool-result', toolCallId: 'call_kL0PCQV7M2WMoVX8V8OtYSAL', name: 'get_capital', output: { capital: 'Paris' } }),
       ],
       tools: [
         { name: 'get_capital', description: 'Capital of a country', inputSchema: { type: 'object', properties: { country: { type: 'string' } } } },
@@ -130,17 +104,11 @@ describe('openai_responses encoding', () => {
 
   it('sends a refusal back as refusal content of its message', () => {
     const body = encode({
-      messages: [
-        user('x'),
-        {
-          id: 'a',
-          role: 'assistant',
-          parts: [
-            { type: 'reasoning', text: '', redacted: true, providerState: { openai_responses: { itemId: 'rs_1', encryptedContent: 'blob' } } },
-            { type: 'text', text: 'No.', providerState: { openai_responses: { itemId: 'msg_1', refusal: true } } },
-          ],
-        },
-      ],
+      messages: answered(
+        'x',
+        { type: 'reasoning', text: '', redacted: true, providerState: { openai_responses: { itemId: 'rs_1', encryptedContent: 'blob' } } },
+        { type: 'text', text: 'No.', providerState: { openai_responses: { itemId: 'msg_1', refusal: true } } },
+      ),
     });
     expect(body.input.slice(1)).toEqual([
       { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'blob' },
@@ -176,7 +144,7 @@ describe('openai_responses encrypted reasoning round trip', () => {
   it('sends encrypted-only reasoning, then a function call with its item id, then the output', async () => {
     const assistant = await recorded('pydantic-ai__test_openai_responses_streaming_usage.i0.sse');
     const body = encode({
-      messages: [user('x'), assistant, { id: 't', role: 'tool', parts: [{ type: 'tool-result', toolCallId: 'call_CWXgs68YprAjp6t0371hiPOI', name: 'final_result', output: 'ok' }] }],
+      messages: [user('x'), assistant, msg('tool', { type: 'tool-result', toolCallId: 'call_CWXgs68YprAjp6t0371hiPOI', name: 'final_result', output: 'ok' })],
     });
     expect(body.input.slice(1).map((i: any) => [i.type, i.id ?? i.call_id])).toEqual([
       ['reasoning', 'rs_0050471a34b36ae60068c97bac4dcc819595fd0f80d6b3c405'],
@@ -215,7 +183,7 @@ describe('openai_responses encrypted reasoning round trip', () => {
   it('re-sends a server tool search as its call and output items', async () => {
     const assistant = await recorded('pydantic-ai__test_openai_native_tool_search_streaming.i0.sse');
     const body = encode({
-      messages: [user('x'), assistant, { id: 't', role: 'tool', parts: [{ type: 'tool-result', toolCallId: 'call_CeXueyTqEJ1rgm84BHSwNPz8', name: 'get_exchange_rate', output: '0.9' }] }],
+      messages: [user('x'), assistant, msg('tool', { type: 'tool-result', toolCallId: 'call_CeXueyTqEJ1rgm84BHSwNPz8', name: 'get_exchange_rate', output: '0.9' })],
     });
     expect(body.input.slice(1).map((i: any) => i.type)).toEqual(['tool_search_call', 'tool_search_output', 'function_call', 'function_call_output']);
     expect(body.input[1]).toMatchObject({ id: 'tsc_060f468708eb0ff90069f3e2f1da248193a424897296815e56', execution: 'server', arguments: { paths: ['get_exchange_rate'] } });
@@ -229,27 +197,20 @@ describe('openai_responses handoff from other dialects', () => {
     const body = encode({
       messages: [
         user('Question'),
-        {
-          id: 'a',
-          role: 'assistant',
-          parts: [
-            { type: 'reasoning', text: 'Let me think.', signature: 'sig', providerState: { anthropic_messages: { signature: 'sig' } } },
-            { type: 'reasoning', text: '', redacted: true, providerState: { anthropic_messages: { data: 'opaque' } } },
-            { type: 'tool-call', id: 'srv_1', name: 'web_search', input: { query: 'q' }, providerExecuted: true, providerState: { anthropic_messages: {} } },
-            { type: 'tool-result', toolCallId: 'srv_1', name: 'web_search', output: [{ url: 'u' }], providerExecuted: true },
-            { type: 'text', text: 'Checking.', providerState: { anthropic_messages: { citations: [] } } },
-            { type: 'tool-call', id: longId, name: 'lookup', input: { q: 1 } },
-            { type: 'tool-call', id: 'never_answered', name: 'lookup', input: {} },
-          ],
-        },
-        {
-          id: 't',
-          role: 'tool',
-          parts: [
-            { type: 'tool-result', toolCallId: longId, name: 'lookup', output: 'found' },
-            { type: 'tool-result', toolCallId: 'no_such_call', name: 'lookup', output: 'orphan' },
-          ],
-        },
+        msg(
+          'assistant',
+          anthropicReasoning('Let me think.'),
+          anthropicRedactedReasoning(),
+          ...anthropicServerSearch('srv_1'),
+          { type: 'text', text: 'Checking.', providerState: { anthropic_messages: { citations: [] } } },
+          { type: 'tool-call', id: longId, name: 'lookup', input: { q: 1 } },
+          { type: 'tool-call', id: 'never_answered', name: 'lookup', input: {} },
+        ),
+        msg(
+          'tool',
+          { type: 'tool-result', toolCallId: longId, name: 'lookup', output: 'found' },
+          { type: 'tool-result', toolCallId: 'no_such_call', name: 'lookup', output: 'orphan' },
+        ),
       ],
     });
     const [, thinking, call, output, ...rest] = body.input;
@@ -263,17 +224,11 @@ describe('openai_responses handoff from other dialects', () => {
 
   it('sends own reasoning without encrypted content as thinking text and drops the item ids', () => {
     const body = encode({
-      messages: [
-        user('x'),
-        {
-          id: 'a',
-          role: 'assistant',
-          parts: [
-            { type: 'reasoning', text: 'Summary only', providerState: { openai_responses: { itemId: 'rs_9' } } },
-            { type: 'text', text: 'Answer', providerState: { openai_responses: { itemId: 'msg_9' } } },
-          ],
-        },
-      ],
+      messages: answered(
+        'x',
+        { type: 'reasoning', text: 'Summary only', providerState: { openai_responses: { itemId: 'rs_9' } } },
+        { type: 'text', text: 'Answer', providerState: { openai_responses: { itemId: 'msg_9' } } },
+      ),
     });
     expect(body.input[1]).toEqual({ type: 'message', role: 'assistant', content: '<thinking>Summary only</thinking>\n\nAnswer' });
   });

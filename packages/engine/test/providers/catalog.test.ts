@@ -3,19 +3,16 @@
  * to a text-only model fails without a request, effort levels are clamped to the ones
  * a model accepts, token limits to its maximum; unknown models pass through.
  */
-import type { Event, ModelRequest } from '@parlance/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ModelRequest } from '@parlance/protocol';
+import { describe, expect, it } from 'vitest';
 import { computeCost, getModelInfo, listModels } from '../../src/catalog/catalog.ts';
 import { adjustRequest, clampEffort, google, groq } from '../../src/providers/index.ts';
-import { fixture, replay, startServer, type TestServer } from './server.ts';
+import { ask, drain } from '../helpers.ts';
+import { fixture, replay, serverPerTest } from './server.ts';
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const serve = serverPerTest();
 
-const text: ModelRequest['messages'] = [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }];
+const text = ask('Hi');
 const withImage: ModelRequest['messages'] = [
   { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What is this?' }, { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' }] },
 ];
@@ -55,10 +52,9 @@ describe('computeCost', () => {
 
 describe('before the request', () => {
   it('fails an image sent to a text-only model with a typed error, making no request', async () => {
-    server = await startServer((_req, res) => replay(res, fixture('openai_completions', 'omni__groq_text.sse')));
-    const events: Event[] = [];
+    const server = await serve((_req, res) => replay(res, fixture('openai_completions', 'omni__groq_text.sse')));
     const model = groq.model('llama-3.3-70b-versatile', { baseURL: server.url, apiKey: 'k-0123456789' });
-    for await (const event of model.stream({ messages: withImage })) events.push(event);
+    const events = await drain(model.stream({ messages: withImage }));
     expect(server.requests).toHaveLength(0);
     expect(events.map((e) => e.type)).toEqual(['message-start', 'error', 'finish']);
     expect(events[1]).toMatchObject({ type: 'error', code: 'invalid_request', retryable: false });
@@ -66,7 +62,7 @@ describe('before the request', () => {
   });
 
   it('sends the image to a model that takes images, and to an unknown one', async () => {
-    server = await startServer((_req, res) => replay(res, fixture('google_gemini', 'vercel-ai__google__google-text.chunks.txt')));
+    const server = await serve((_req, res) => replay(res, fixture('google_gemini', 'vercel-ai__google__google-text.chunks.txt')));
     for (const id of ['gemini-2.5-flash', 'gemini-from-the-future']) {
       for await (const _ of google.model(id, { baseURL: server.url, apiKey: 'k-0123456789' }).stream({ messages: withImage }));
     }

@@ -5,9 +5,10 @@
  */
 import { decodeText } from '@parlance/dialects';
 import { collectResponse, messageText, type Event } from '@parlance/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { groq } from '../../src/providers/index.ts';
-import { fixture, replay, replayThenReset, sendJson, startServer, type Handler, type TestServer } from './server.ts';
+import { ask, drain } from '../helpers.ts';
+import { fixture, replay, replayThenReset, sendJson, serverPerTest, type Handler } from './server.ts';
 
 const KEY = 'gsk_test_0123456789abcdef';
 const GROQ_TEXT = fixture('openai_completions', 'omni__groq_text.sse');
@@ -16,16 +17,12 @@ const FULL_TEXT = (() => {
   for (const event of decodeText('openai_completions', GROQ_TEXT.bytes)) if (event.type === 'text-delta') text += event.delta;
   return text;
 })();
-const request = { messages: [{ id: 'u1', role: 'user' as const, parts: [{ type: 'text' as const, text: 'Hi' }] }] };
+const request = { messages: ask('Hi') };
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const serve = serverPerTest();
 
 async function setup(handler: Handler, settings: Parameters<typeof groq.model>[1] = {}) {
-  server = await startServer(handler);
+  const server = await serve(handler);
   const delays: number[] = [];
   const model = groq.model('llama-3.3-70b-versatile', {
     baseURL: server.url,
@@ -37,12 +34,6 @@ async function setup(handler: Handler, settings: Parameters<typeof groq.model>[1
     ...settings,
   });
   return { model, delays, server };
-}
-
-async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
-  const events: Event[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
 }
 
 describe('transport faults', () => {
@@ -76,7 +67,7 @@ describe('transport faults', () => {
       (_req, res) => sendJson(res, 503, { error: { message: 'Service unavailable' } }),
       { retry: { maxRetries: 2, initialDelayMs: 100 } },
     );
-    const events = await collect(model.stream(request));
+    const events = await drain(model.stream(request));
     expect(server.requests).toHaveLength(3);
     expect(delays).toEqual([100, 200]);
     const error = events.find((e) => e.type === 'error');
@@ -89,7 +80,7 @@ describe('transport faults', () => {
     const { model, delays, server } = await setup((_req, res) =>
       sendJson(res, 401, { error: { message: 'Invalid API Key', type: 'invalid_request_error', code: 'invalid_api_key' } }),
     );
-    const events = await collect(model.stream(request));
+    const events = await drain(model.stream(request));
     expect(server.requests).toHaveLength(1);
     expect(delays).toEqual([]);
     expect(events.map((e) => e.type)).toEqual(['message-start', 'error', 'finish']);
@@ -99,7 +90,7 @@ describe('transport faults', () => {
 
   it('keeps the partial text and reports a network error when the connection resets mid-stream, without retrying', async () => {
     const { model, server } = await setup((_req, res) => replayThenReset(res, GROQ_TEXT, 0.5));
-    const events = await collect(model.stream(request));
+    const events = await drain(model.stream(request));
     expect(server.requests).toHaveLength(1);
     const response = await collectResponse(events);
     const text = messageText(response.message);
@@ -119,7 +110,7 @@ describe('transport faults', () => {
       },
       { timeouts: { firstByteMs: 50 }, retry: { maxRetries: 1 } },
     );
-    const events = await collect(model.stream(request));
+    const events = await drain(model.stream(request));
     expect(server.requests).toHaveLength(2);
     expect(delays).toHaveLength(1);
     expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'timeout', retryable: true });
@@ -135,7 +126,7 @@ describe('transport faults', () => {
       },
       { timeouts: { idleMs: 80 } },
     );
-    const events = await collect(model.stream(request));
+    const events = await drain(model.stream(request));
     expect(server.requests).toHaveLength(1);
     const response = await collectResponse(events);
     expect(messageText(response.message).length).toBeGreaterThan(0);
@@ -174,7 +165,7 @@ describe('transport faults', () => {
           }),
       },
     );
-    const events = await collect(model.stream(request, { signal: controller.signal }));
+    const events = await drain(model.stream(request, { signal: controller.signal }));
     expect(server.requests).toHaveLength(1);
     expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'aborted' });
   });
@@ -183,7 +174,7 @@ describe('transport faults', () => {
     const { model, delays, server } = await setup((_req, res) =>
       sendJson(res, 429, { error: { message: 'Try tomorrow' } }, { 'retry-after': '3600' }),
     );
-    const events = await collect(model.stream(request));
+    const events = await drain(model.stream(request));
     expect(server.requests).toHaveLength(1);
     expect(delays).toEqual([]);
     expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'rate_limited', status: 429 });
@@ -193,14 +184,14 @@ describe('transport faults', () => {
     const { model, server } = await setup((_req, res) =>
       sendJson(res, 500, { error: { message: 'Do not retry' } }, { 'x-should-retry': 'false' }),
     );
-    await collect(model.stream(request));
+    await drain(model.stream(request));
     expect(server.requests).toHaveLength(1);
   });
 
   it('reports a refused connection as a network error after retrying', async () => {
     const { model, delays, server } = await setup((_req, res) => replay(res, GROQ_TEXT));
     await server.close();
-    const events = await collect(model.stream(request));
+    const events = await drain(model.stream(request));
     expect(delays).toHaveLength(2);
     expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'network', retryable: true });
   });

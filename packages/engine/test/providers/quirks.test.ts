@@ -3,25 +3,21 @@
  * request shape: reasoning field names, usage placement, provider-reported cost, and
  * the body rewrites each vendor needs.
  */
-import { collectResponse, type Event, type ModelRequest } from '@parlance/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { collectResponse, type ModelRequest } from '@parlance/protocol';
+import { describe, expect, it } from 'vitest';
 import { alibaba, groq, moonshot, openai, openrouter, xai, zai, type Provider } from '../../src/providers/index.ts';
-import { fixture, replay, startServer, type TestServer } from './server.ts';
+import { ask, drain } from '../helpers.ts';
+import { fixture, replay, serverPerTest } from './server.ts';
 
 const KEY = 'test-key-0123456789abcdef';
-const messages: ModelRequest['messages'] = [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Count the r in strawberry' }] }];
+const messages = ask('Count the r in strawberry');
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const serve = serverPerTest();
 
 async function run(provider: Provider, modelId: string, name: string, request: Omit<ModelRequest, 'model' | 'messages'> = {}) {
   const recording = fixture('openai_completions', name);
-  server = await startServer((_req, res) => replay(res, recording));
-  const events: Event[] = [];
-  for await (const event of provider.model(modelId, { baseURL: server.url, apiKey: KEY }).stream({ messages, ...request })) events.push(event);
+  const server = await serve((_req, res) => replay(res, recording));
+  const events = await drain(provider.model(modelId, { baseURL: server.url, apiKey: KEY }).stream({ messages, ...request }));
   return { response: await collectResponse(events), body: server.requests[0]!.body, payloads: recording.payloads };
 }
 
@@ -70,7 +66,6 @@ describe('OpenRouter', () => {
     const effort = await run(openrouter, 'openai/gpt-5-mini', 'omni__openrouter_text.sse', { thinking: { effort: 'high' } });
     expect(effort.body.reasoning).toEqual({ effort: 'high' });
     expect(effort.body.reasoning_effort).toBeUndefined();
-    await server?.close();
     const budget = await run(openrouter, 'anthropic/claude-sonnet-4.5', 'omni__openrouter_text.sse', { thinking: { budgetTokens: 3000 } });
     expect(budget.body.reasoning).toEqual({ max_tokens: 3000 });
   });
@@ -119,14 +114,13 @@ describe('request rewrites without a recording of their own', () => {
   it('xAI: drops reasoning_effort for Grok 4, maps it to low/high for grok-3-mini', async () => {
     const grok4 = await run(xai, 'grok-4', 'omni__groq_text.sse', { thinking: { effort: 'medium' } });
     expect(grok4.body.reasoning_effort).toBeUndefined();
-    await server?.close();
     const mini = await run(xai, 'grok-3-mini', 'omni__groq_text.sse', { thinking: { effort: 'xhigh' } });
     expect(mini.body.reasoning_effort).toBe('high');
   });
 
   it('OpenAI: drops temperature for reasoning models, keeps it for others', async () => {
     const recording = fixture('openai_responses', 'pydantic-ai__test_openai_responses_stream.i0.sse');
-    server = await startServer((_req, res) => replay(res, recording));
+    const server = await serve((_req, res) => replay(res, recording));
     for await (const _ of openai.model('gpt-5', { baseURL: server.url, apiKey: KEY }).stream({ messages, temperature: 0.2 }));
     for await (const _ of openai.model('gpt-4o', { baseURL: server.url, apiKey: KEY }).stream({ messages, temperature: 0.2 }));
     expect(server.requests[0]!.body.temperature).toBeUndefined();
@@ -135,11 +129,10 @@ describe('request rewrites without a recording of their own', () => {
 
   it('OpenAI: Chat Completions on request', async () => {
     const recording = fixture('openai_completions', 'omni__openrouter_text.sse');
-    server = await startServer((_req, res) => replay(res, recording));
+    const server = await serve((_req, res) => replay(res, recording));
     const model = openai.model('gpt-4o-mini', { baseURL: server.url, apiKey: KEY, dialect: 'openai_completions' });
     expect(model.dialect).toBe('openai_completions');
-    const events: Event[] = [];
-    for await (const event of model.stream({ messages })) events.push(event);
+    const events = await drain(model.stream({ messages }));
     expect(server.requests[0]!.url).toBe('/chat/completions');
     expect((await collectResponse(events)).finishReason).toBe('stop');
   });

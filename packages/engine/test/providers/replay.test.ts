@@ -6,7 +6,7 @@
  */
 import { decodeText, type DialectId } from '@parlance/dialects';
 import { collectResponse, type Event, type Usage } from '@parlance/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { computeCost, getModelInfo } from '../../src/catalog/catalog.ts';
 import {
   alibaba,
@@ -20,22 +20,13 @@ import {
   zai,
   type Provider,
 } from '../../src/providers/index.ts';
-import { fixture, replay, startServer, type TestServer } from './server.ts';
+import { ask, drain } from '../helpers.ts';
+import { fixture, replay, serverPerTest } from './server.ts';
 
 const KEY = 'test-key-0123456789abcdef';
-const request = { messages: [{ id: 'u1', role: 'user' as const, parts: [{ type: 'text' as const, text: 'How many r in strawberry?' }] }] };
+const request = { messages: ask('How many r in strawberry?') };
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
-  const events: Event[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
+const serve = serverPerTest();
 
 function withoutCost(usage: Usage): Usage {
   const { cost: _cost, ...rest } = usage;
@@ -56,9 +47,9 @@ function normalize(events: Event[], keepCost: boolean): Event[] {
 
 async function run(provider: Provider, modelId: string, dialect: DialectId, name: string, extra: object = {}) {
   const recording = fixture(dialect, name);
-  server = await startServer((_req, res) => replay(res, recording));
+  const server = await serve((_req, res) => replay(res, recording));
   const model = provider.model(modelId, { baseURL: server.url, apiKey: KEY });
-  const events = await collect(model.stream({ ...request, ...extra }));
+  const events = await drain(model.stream({ ...request, ...extra }));
   const direct = decodeText(dialect, recording.bytes, (() => {
     const options = provider.definition.decoderOptions;
     return typeof options === 'function' ? options(modelId) : options;

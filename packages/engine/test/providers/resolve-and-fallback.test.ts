@@ -1,15 +1,12 @@
-import type { ErrorEvent, Event, LanguageModel } from '@parlance/protocol';
+import type { ErrorEvent, LanguageModel } from '@parlance/protocol';
 import { collectResponse, messageText } from '@parlance/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineProvider, openaiCompatible, resolveModel, withFallback } from '../../src/providers/index.ts';
-import { fixture, replay, sendJson, startServer, type TestServer } from './server.ts';
+import { ask, drain } from '../helpers.ts';
+import { fixture, replay, sendJson, serverPerTest } from './server.ts';
 
-const messages = [{ id: 'u1', role: 'user' as const, parts: [{ type: 'text' as const, text: 'Hi' }] }];
-let servers: TestServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-});
+const messages = ask('Hi');
+const serve = serverPerTest();
 
 describe('resolveModel', () => {
   it('splits at the first colon only', () => {
@@ -34,8 +31,7 @@ describe('resolveModel', () => {
 
 describe('openaiCompatible', () => {
   it('talks to any Chat Completions server, without a key by default', async () => {
-    const server = await startServer((_req, res) => replay(res, fixture('openai_completions', 'omni__opencode_text_oaic.sse')));
-    servers.push(server);
+    const server = await serve((_req, res) => replay(res, fixture('openai_completions', 'omni__opencode_text_oaic.sse')));
     const local = openaiCompatible({ id: 'vllm', baseURL: `${server.url}/v1`, env: {} });
     const response = await collectResponse(local.model('qwen').stream({ messages }));
     expect(server.requests[0]!.url).toBe('/v1/chat/completions');
@@ -46,15 +42,13 @@ describe('openaiCompatible', () => {
 
 describe('withFallback', () => {
   it('moves to the next model when one fails before any content, and not after', async () => {
-    const failing = await startServer((_req, res) => sendJson(res, 401, { error: { message: 'bad key' } }));
-    const working = await startServer((_req, res) => replay(res, fixture('openai_completions', 'omni__groq_text.sse')));
-    servers.push(failing, working);
+    const failing = await serve((_req, res) => sendJson(res, 401, { error: { message: 'bad key' } }));
+    const working = await serve((_req, res) => replay(res, fixture('openai_completions', 'omni__groq_text.sse')));
     const a = openaiCompatible({ id: 'a', baseURL: failing.url });
     const b = openaiCompatible({ id: 'b', baseURL: working.url });
     const seen: ErrorEvent[] = [];
     const chain = withFallback([a.model('m'), b.model('m')], { onFallback: ({ error }) => seen.push(error) });
-    const events: Event[] = [];
-    for await (const event of chain.stream({ messages })) events.push(event);
+    const events = await drain(chain.stream({ messages }));
     expect(seen.map((e) => e.code)).toEqual(['authentication']);
     expect(events.filter((e) => e.type === 'message-start')).toHaveLength(1);
     expect(events[0]).toMatchObject({ provenance: { provider: 'b' } });

@@ -4,32 +4,22 @@
  * inspected model or provider.
  */
 import { inspect } from 'node:util';
-import type { Event } from '@parlance/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropic, openai, resolveModel } from '../../src/providers/index.ts';
-import { sendJson, startServer, type TestServer } from './server.ts';
+import { ask, drain } from '../helpers.ts';
+import { sendJson, serverPerTest } from './server.ts';
 
 const KEY = 'sk-secret-do-not-leak-0123456789';
-const messages = [{ id: 'u1', role: 'user' as const, parts: [{ type: 'text' as const, text: 'Hi' }] }];
+const messages = ask('Hi');
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
-  const events: Event[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
+const serve = serverPerTest();
 
 describe('API keys', () => {
   it('are redacted from an error message that echoes them, and from every event', async () => {
-    server = await startServer((_req, res) =>
+    const server = await serve((_req, res) =>
       sendJson(res, 401, { error: { message: `Incorrect API key provided: ${KEY}`, code: 'invalid_api_key' } }),
     );
-    const events = await collect(openai.model('gpt-5', { baseURL: server.url, apiKey: KEY }).stream({ messages }));
+    const events = await drain(openai.model('gpt-5', { baseURL: server.url, apiKey: KEY }).stream({ messages }));
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
     const error = events.find((e) => e.type === 'error');
     expect(error).toMatchObject({ code: 'authentication' });
@@ -49,11 +39,10 @@ describe('API keys', () => {
   });
 
   it('are not in a network error message', async () => {
-    server = await startServer(() => {});
+    const server = await serve(() => {});
     const url = server.url;
     await server.close();
-    server = undefined;
-    const events = await collect(
+    const events = await drain(
       openai.model('gpt-5', { baseURL: url, apiKey: KEY, retry: false }).stream({ messages }),
     );
     expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'network' });
@@ -61,27 +50,27 @@ describe('API keys', () => {
   });
 
   it('are read from the env at call time, and a missing key fails before any request', async () => {
-    server = await startServer((_req, res) => sendJson(res, 500, { error: { message: 'x' } }));
+    const server = await serve((_req, res) => sendJson(res, 500, { error: { message: 'x' } }));
     const env: Record<string, string | undefined> = {};
     const model = anthropic.model('claude-sonnet-4-5', { baseURL: server.url, env, retry: false });
-    const missing = await collect(model.stream({ messages }));
+    const missing = await drain(model.stream({ messages }));
     expect(server.requests).toHaveLength(0);
     expect(missing.find((e) => e.type === 'error')).toMatchObject({
       code: 'authentication',
       message: 'No API key for Anthropic: pass apiKey or set ANTHROPIC_API_KEY',
     });
     env.ANTHROPIC_API_KEY = KEY;
-    await collect(model.stream({ messages }));
+    await drain(model.stream({ messages }));
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]!.headers['x-api-key']).toBe(KEY);
   });
 
   it('can come from a function, called for each request', async () => {
-    server = await startServer((_req, res) => sendJson(res, 400, { error: { message: 'bad' } }));
+    const server = await serve((_req, res) => sendJson(res, 400, { error: { message: 'bad' } }));
     let calls = 0;
     const model = openai.model('gpt-5', { baseURL: server.url, apiKey: async () => `${KEY}-${++calls}` });
-    await collect(model.stream({ messages }));
-    await collect(model.stream({ messages }));
+    await drain(model.stream({ messages }));
+    await drain(model.stream({ messages }));
     expect(server.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${KEY}-1`, `Bearer ${KEY}-2`]);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 import { loadFixtures, randomCuts, seededRandom, type Fixture } from '../../../dialects/test/conformance.ts';
 import type { DialectId } from '@parlance/dialects';
 
@@ -59,6 +60,23 @@ export async function startServer(handler: Handler): Promise<TestServer> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * `startServer` for one test file: every server it starts is closed after its test.
+ * Call at the top level of the file.
+ */
+export function serverPerTest(): (handler: Handler) => Promise<TestServer> {
+  let open: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(open.map((server) => server.close()));
+    open = [];
+  });
+  return async (handler) => {
+    const server = await startServer(handler);
+    open.push(server);
+    return server;
   };
 }
 
