@@ -191,31 +191,6 @@ export type Event =
 export type EventType = Event['type'];
 export type EventOf<T extends EventType> = Extract<Event, { type: T }>;
 
-export const EVENT_TYPES = [
-  'message-start',
-  'text-start',
-  'text-delta',
-  'text-end',
-  'reasoning-start',
-  'reasoning-delta',
-  'reasoning-end',
-  'tool-call-start',
-  'tool-call-delta',
-  'tool-call-end',
-  'tool-result',
-  'source',
-  'file',
-  'usage',
-  'finish',
-  'error',
-  'step-start',
-  'step-finish',
-  'approval-requested',
-  'ask-user',
-  'object-delta',
-  'chat-finish',
-] as const satisfies readonly EventType[];
-
 /** The events a model (a dialect decoder) produces; the rest are the engine's. */
 export const MODEL_EVENT_TYPES = [
   'message-start',
@@ -235,6 +210,18 @@ export const MODEL_EVENT_TYPES = [
   'finish',
   'error',
 ] as const satisfies readonly EventType[];
+
+export const EVENT_TYPES = [
+  ...MODEL_EVENT_TYPES,
+  'step-start',
+  'step-finish',
+  'approval-requested',
+  'ask-user',
+  'object-delta',
+  'chat-finish',
+] as const satisfies readonly EventType[];
+
+
 
 /** Builds the error event for a ParlanceError-like value. */
 export function errorEvent(error: { code: ErrorCode; message: string; retryable: boolean; status?: number }): ErrorEvent {
