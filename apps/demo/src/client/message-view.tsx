@@ -10,18 +10,11 @@ import { useChatStore, useMessage } from '@parlance/react';
 import { useSyncExternalStore } from 'react';
 import ReactMarkdown from 'react-markdown';
 import { formatJson, formatUsage } from './format.ts';
+import { findResult } from './find-result.ts';
 
-function findResult(messages: Message[], toolCallId: string): ToolResultPart | undefined {
-  for (const m of messages) {
-    if (m.role !== 'tool' && m.role !== 'assistant') continue;
-    for (const p of m.parts) if (p.type === 'tool-result' && p.toolCallId === toolCallId) return p;
-  }
-  return undefined;
-}
-
-function useToolResult(toolCallId: string): ToolResultPart | undefined {
+function useToolResult(messageId: string, toolCallId: string): ToolResultPart | undefined {
   const store = useChatStore();
-  const get = () => findResult(store.getSnapshot().thread.messages, toolCallId);
+  const get = () => findResult(store.getSnapshot().thread.messages, messageId, toolCallId);
   return useSyncExternalStore(store.subscribe, get, get);
 }
 
@@ -41,9 +34,9 @@ function Reasoning({ part, streaming }: { part: ReasoningPart; streaming: boolea
   );
 }
 
-function ToolCall({ part }: { part: ToolCallPart }) {
+function ToolCall({ part, messageId }: { part: ToolCallPart; messageId: string }) {
   const store = useChatStore();
-  const result = useToolResult(part.id);
+  const result = useToolResult(messageId, part.id);
   const pending = usePending(part.id);
   const waiting = pending?.kind === 'approval';
   const state = result ? (result.isError ? 'error' : 'done') : waiting ? 'needs approval' : 'running…';
@@ -95,7 +88,7 @@ function Footer({ message }: { message: Message }) {
   );
 }
 
-function PartView({ part, streaming }: { part: Part; streaming: boolean }) {
+function PartView({ part, streaming, messageId }: { part: Part; streaming: boolean; messageId: string }) {
   switch (part.type) {
     case 'reasoning':
       return <Reasoning part={part} streaming={streaming} />;
@@ -106,7 +99,7 @@ function PartView({ part, streaming }: { part: Part; streaming: boolean }) {
         </div>
       );
     case 'tool-call':
-      return <ToolCall part={part} />;
+      return <ToolCall part={part} messageId={messageId} />;
     case 'source':
       return (
         <a className="source" href={part.url} target="_blank" rel="noreferrer">
@@ -137,7 +130,7 @@ export function MessageRow({ id, streaming }: { id: string; streaming: boolean }
       <div className="assistant-body">
         {message.parts.map((part, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts only grow at the end, so the index is a part's identity
-          <PartView key={i} part={part} streaming={streaming && i === last} />
+          <PartView key={i} part={part} streaming={streaming && i === last} messageId={message.id} />
         ))}
         <Footer message={message} />
       </div>
