@@ -6,6 +6,7 @@
 import type { ErrorCode } from './error.ts';
 import type { FinishReason, HaltReason } from './finish.ts';
 import type { Message, Provenance, ProviderState } from './message.ts';
+import type { PendingInput } from './pending.ts';
 import type { Thread } from './thread.ts';
 import type { Usage } from './usage.ts';
 
@@ -150,6 +151,19 @@ export interface AskUserEvent {
   toolCallId: string;
   question: string;
 }
+/**
+ * The run pauses on an assistant message until these inputs arrive (emitted once, just
+ * before a `chat-finish` with halt reason `approval`, `ask-user` or `client-tool-calls`).
+ * The fold writes it to that message's `pause`, so the pause is part of the saved thread.
+ */
+export interface RunPausedEvent {
+  type: 'run-paused';
+  /** The paused assistant message (default: the last assistant message). */
+  messageId?: string;
+  waitingFor: PendingInput[];
+  /** The server's signature over the pause (see `RunPause`). */
+  signature?: string;
+}
 /** A partial structured-output object, parsed tolerantly from the JSON received so far. */
 export interface ObjectDeltaEvent {
   type: 'object-delta';
@@ -185,6 +199,7 @@ export type Event =
   | StepFinishEvent
   | ApprovalRequestedEvent
   | AskUserEvent
+  | RunPausedEvent
   | ObjectDeltaEvent
   | ChatFinishEvent;
 
@@ -217,6 +232,7 @@ export const EVENT_TYPES = [
   'step-finish',
   'approval-requested',
   'ask-user',
+  'run-paused',
   'object-delta',
   'chat-finish',
 ] as const satisfies readonly EventType[];

@@ -11,6 +11,7 @@ import type { ErrorPayload } from './error.ts';
 import type { Event } from './events.ts';
 import type { FinishReason, HaltReason } from './finish.ts';
 import type { Message, Part } from './message.ts';
+import type { RunPause } from './pending.ts';
 import type { Response } from './response.ts';
 import { addUsage, mergeUsage, type Usage } from './usage.ts';
 
@@ -222,6 +223,8 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
       return { ...state, object: event.object };
     case 'chat-finish':
       return { ...closeOpenBlocks(state), haltReason: event.haltReason, totalUsage: event.usage };
+    case 'run-paused':
+      return pauseOn(state, event);
     case 'step-start':
     case 'step-finish':
     case 'approval-requested':
@@ -230,6 +233,23 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
     default:
       return assertNever(event);
   }
+}
+
+function pauseOn(state: FoldState, event: Extract<Event, { type: 'run-paused' }>): FoldState {
+  let index = -1;
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i]!;
+    if (event.messageId !== undefined ? m.id === event.messageId : m.role === 'assistant') {
+      index = i;
+      break;
+    }
+  }
+  if (index < 0) return state;
+  const pause: RunPause = { waitingFor: event.waitingFor };
+  if (event.signature !== undefined) pause.signature = event.signature;
+  const messages = state.messages.slice();
+  messages[index] = { ...messages[index]!, pause };
+  return { ...state, messages };
 }
 
 function assertNever(value: never): never {

@@ -27,6 +27,7 @@ export {
   type ReasoningDeltaEvent,
   type ReasoningEndEvent,
   type ReasoningStartEvent,
+  type RunPausedEvent,
   type SourceEvent,
   type StepFinishEvent,
   type StepStartEvent,
@@ -39,6 +40,7 @@ export {
   type ToolResultEvent,
   type UsageEvent,
 } from './events.ts';
+export { PENDING_KINDS, pendingInputs, type PendingInput, type PendingKind, type RunPause } from './pending.ts';
 export { FINISH_REASONS, HALT_REASONS, type FinishReason, type HaltReason } from './finish.ts';
 export { collectResponse, createFoldState, foldEvents, reduceEvents, toResponse, type FoldState } from './fold.ts';
 export {

@@ -4,6 +4,8 @@
  */
 
 /** Opaque per-dialect data kept for round trips, keyed by dialect id (signatures, encrypted reasoning, item ids). */
+import type { RunPause } from './pending.ts';
+
 export type ProviderState = Record<string, unknown>;
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
@@ -32,6 +34,8 @@ export interface ToolCallPart extends PartBase {
   input: unknown;
   /** Executed by the provider itself (web search, code interpreter, MCP): no local result is owed. */
   providerExecuted?: boolean;
+  /** The server's signature over this call (thread, message, id, name, input): only signed calls run. */
+  signature?: string;
 }
 
 export interface ToolResultPart extends PartBase {
@@ -72,6 +76,8 @@ export interface Message {
   createdAt?: string;
   metadata?: Record<string, unknown>;
   provenance?: Provenance;
+  /** On an assistant message: the run paused here, waiting for these inputs (see `pendingInputs`). */
+  pause?: RunPause;
 }
 
 /** The text of a message's text parts, joined. */

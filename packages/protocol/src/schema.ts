@@ -10,6 +10,7 @@
  */
 import type { Message, Part } from './message.ts';
 import type { Thread } from './thread.ts';
+import { PENDING_KINDS } from './pending.ts';
 
 export interface SchemaIssue {
   path: (string | number)[];
@@ -95,7 +96,15 @@ const providerState = optional(record);
 const parts: Record<Part['type'], Check> = {
   text: object({ type: string, text: string, providerState }),
   reasoning: object({ type: string, text: string, signature: optional(string), redacted: optional(boolean), providerState }),
-  'tool-call': object({ type: string, id: string, name: string, input: any, providerExecuted: optional(boolean), providerState }),
+  'tool-call': object({
+    type: string,
+    id: string,
+    name: string,
+    input: any,
+    providerExecuted: optional(boolean),
+    signature: optional(string),
+    providerState,
+  }),
   'tool-result': object({
     type: string,
     toolCallId: string,
@@ -129,6 +138,14 @@ export const messageSchema: Schema<Message> = schema(
     createdAt: optional(string),
     metadata: optional(record),
     provenance: optional(object({ provider: string, model: string, dialect: string })),
+    pause: optional(
+      object({
+        waitingFor: array(
+          object({ kind: oneOf(...PENDING_KINDS), toolCallId: string, name: string, input: optional(any), question: optional(string) }),
+        ),
+        signature: optional(string),
+      }),
+    ),
   }),
 );
 

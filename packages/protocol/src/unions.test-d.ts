@@ -14,6 +14,7 @@ function describeEvent(event: Event): string {
     case 'finish':
     case 'chat-finish':
     case 'object-delta':
+    case 'run-paused':
       return event.type;
     case 'text-start':
     case 'text-delta':

@@ -21,6 +21,7 @@ import {
   type LanguageModel,
   type Message,
   type ModelRequest,
+  type PendingInput,
   type Response,
   type ToolCallPart,
   type Usage,
@@ -130,6 +131,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
     if (outcomes === ABORTED) throw new Halt('cancelled');
     let toolError: Halt | undefined;
     const waiting = new Set<string>();
+    const waitingFor: PendingInput[] = [];
     for (const outcome of outcomes) {
       if (outcome.type === 'result') {
         emitResult(outcome);
@@ -140,6 +142,10 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
         continue;
       }
       waiting.add(outcome.pending.kind);
+      const { kind, toolCallId, name, input, question } = outcome.pending;
+      const pending: PendingInput = { kind: kind === 'client' ? 'client-tool' : kind, toolCallId, name, input };
+      if (question !== undefined) pending.question = question;
+      waitingFor.push(pending);
       if (outcome.pending.kind === 'approval') {
         emit({ type: 'approval-requested', toolCallId: outcome.call.id, name: outcome.call.name, input: outcome.call.input });
       } else if (outcome.pending.kind === 'ask-user') {
@@ -147,6 +153,8 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
       }
     }
     if (toolError) return toolError;
+    // The pause becomes part of the thread (the fold writes it to the paused message), so a reload keeps it.
+    if (waitingFor.length > 0) emit({ type: 'run-paused', waitingFor });
     if (waiting.has('approval')) return new Halt('approval');
     if (waiting.has('ask-user')) return new Halt('ask-user');
     if (waiting.has('client')) return new Halt('client-tool-calls');

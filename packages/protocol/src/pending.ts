@@ -1,0 +1,60 @@
+/**
+ * What a paused run waits for, kept in the thread itself: the assistant message a
+ * run paused on carries a `pause` record (written by the `run-paused` event through
+ * the fold), so a thread saved in the browser and reloaded still knows it is waiting
+ * for an approval, an answer or a client tool result. `pendingInputs` is the one
+ * rule for "what is still owed"; the engine, the server and the client all use it.
+ */
+import type { Message, ToolResultPart } from './message.ts';
+
+/** How a paused run wants a tool call answered. */
+export type PendingKind = 'approval' | 'client-tool' | 'ask-user';
+
+/** Something a paused run waits for from the user or the browser. */
+export interface PendingInput {
+  kind: PendingKind;
+  toolCallId: string;
+  /** The tool's name. */
+  name: string;
+  /** The call's input as the model produced it (shown to the user for an approval). */
+  input?: unknown;
+  /** The question of an `ask-user` call. */
+  question?: string;
+}
+
+/**
+ * A run paused on this assistant message, waiting for `waitingFor`. The server signs
+ * it (`signature`) so a browser cannot invent or widen a pause.
+ */
+export interface RunPause {
+  waitingFor: PendingInput[];
+  signature?: string;
+}
+
+/** Every pending kind, for validators and exhaustive switches. */
+export const PENDING_KINDS = ['approval', 'client-tool', 'ask-user'] as const satisfies readonly PendingKind[];
+
+/**
+ * The inputs a thread still owes its paused run: the `pause` of the trailing assistant
+ * message (only tool messages may follow it), minus the calls a later tool result
+ * already answers. A thread whose last turn is the user's owes nothing: the user moved on.
+ *
+ * @example
+ * ```ts
+ * import { pendingInputs } from '@parlance/protocol';
+ * const owed = pendingInputs(thread.messages);
+ * if (owed.some((p) => p.kind === 'approval')) showApprovalBar(owed);
+ * ```
+ */
+export function pendingInputs(messages: readonly Message[]): PendingInput[] {
+  let i = messages.length - 1;
+  while (i >= 0 && messages[i]!.role === 'tool') i--;
+  const paused = messages[i];
+  if (!paused || paused.role !== 'assistant' || !paused.pause) return [];
+  const answered = new Set<string>();
+  for (let j = i + 1; j < messages.length; j++)
+    for (const part of messages[j]!.parts) if (part.type === 'tool-result') answered.add((part as ToolResultPart).toolCallId);
+  // Results may also sit in the paused message itself (provider-executed tools); those are not owed either.
+  for (const part of paused.parts) if (part.type === 'tool-result') answered.add(part.toolCallId);
+  return paused.pause.waitingFor.filter((p) => !answered.has(p.toolCallId));
+}
