@@ -52,10 +52,15 @@ export class ChatStore extends Store<ChatState> {
   #index: [Message[], Map<string, Message>] = [[], new Map()];
   #ids: [Message[], string[]] = [[], []];
 
+  /**
+   * Reads no randomness and no clock: a store is built during render (and server prerender, where
+   * Next.js rejects `crypto.randomUUID()` / `Date.now()`). A chat without `threadId` gets its id at
+   * its first send; until then `thread.id` is `''`.
+   */
   constructor(options: ChatOptions) {
-    const id = options.threadId ?? options.initialThread?.id ?? (options.generateId ?? (() => crypto.randomUUID()))();
-    const thread = options.initialThread ?? createThread(id);
-    super({ thread, status: options.persist ? 'loading' : 'ready', pending: [], queue: [], quarantined: [] });
+    const thread = options.initialThread ?? createThread(options.threadId ?? '');
+    // A chat with no id yet has nothing stored to load.
+    super({ thread, status: options.persist && thread.id ? 'loading' : 'ready', pending: [], queue: [], quarantined: [] });
     this.options = options;
   }
 
@@ -89,7 +94,7 @@ export class ChatStore extends Store<ChatState> {
 
   async #load(): Promise<void> {
     const { persist } = this.options;
-    if (!persist) return;
+    if (!persist || !this.state.thread.id) return;
     try {
       const stored = await persist.load(this.state.thread.id);
       this.#dispatch({ type: 'load', ...(stored == null ? {} : { record: loadRecord(stored) }) });
@@ -237,6 +242,7 @@ export class ChatStore extends Store<ChatState> {
     try {
       let response: Response | undefined;
       if (messages) {
+        if (!this.state.thread.id) this.#dispatch({ type: 'thread', thread: { ...this.state.thread, id: this.#id() } });
         this.#dispatch({ type: 'submit', messages });
         const body = { thread: this.state.thread, clientRequestId: this.#id(), ...(o.model ? { model: o.model } : {}), ...(o.options ? { options: o.options } : {}), ...(resume ? { resume } : {}) };
         const started = await postChat(o, body, abort.signal);
@@ -293,7 +299,7 @@ export class ChatStore extends Store<ChatState> {
       const before = new Map(prev.thread.messages.map((m) => [m.id, m]));
       for (const [id, listeners] of this.#messageListeners) if (before.get(id) !== this.getMessage(id)) for (const l of listeners) l();
     }
-    if (this.options.persist && next.status !== 'loading' && (prev.thread !== next.thread || prev.run !== next.run || prev.queue !== next.queue)) this.#save();
+    if (this.options.persist && next.thread.id && next.status !== 'loading' && (prev.thread !== next.thread || prev.run !== next.run || prev.queue !== next.queue)) this.#save();
   }
 
   /** Saves the latest state; saves requested while one is in flight coalesce into one more. */
