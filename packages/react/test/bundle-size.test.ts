@@ -24,11 +24,30 @@ it('bundles react + client + protocol under 12 KB gzipped', async () => {
     format: 'esm',
     platform: 'browser',
     write: false,
-    external: ['react', 'react-dom', 'react/jsx-runtime', '@tanstack/react-query'],
+    external: ['react', 'react-dom', 'react/jsx-runtime'],
   });
   const minified = result.outputFiles[0]!.contents;
   const gzipped = gzipSync(minified, { level: 9 }).length;
   console.log(`@parlance/react + client + protocol: ${minified.length} B minified, ${gzipped} B gzipped (budget ${BUDGET} B)`);
   expect(result.outputFiles[0]!.text).not.toMatch(/from"zod/);
   expect(gzipped).toBeLessThanOrEqual(BUDGET);
+});
+
+// Without react-query installed, an app importing only the main entry must still build
+// (Rollup/Vite fail on an unresolved import): the react-query hooks live in `@parlance/react/query`.
+it('the main entry imports no @tanstack/react-query; the /query subpath does', async () => {
+  const imports = async (entry: string) => {
+    const result = await build({
+      entryPoints: [fileURLToPath(new URL(`../src/${entry}`, import.meta.url))],
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      metafile: true,
+      packages: 'external',
+    });
+    return Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
+  };
+  expect(await imports('index.ts')).not.toContain('@tanstack/react-query');
+  expect(await imports('query.ts')).toContain('@tanstack/react-query');
 });

@@ -4,7 +4,7 @@ import { act, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { useChat } from '../src/use-chat.ts';
-import { useThread, useThreads } from '../src/use-threads.ts';
+import { useThread, useThreads } from '@parlance/react/query';
 import { answer, createMockServer, textOf } from './helpers.ts';
 
 beforeEach(() => {

@@ -4,7 +4,7 @@
  * URL hash, so a reload shows the same conversation.
  */
 import { listModels, type ModelInfo, type ThreadSummary } from '@parlance/client';
-import { useThread, useThreads } from '@parlance/react';
+import { useThread, useThreads } from '@parlance/react/query';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Chat } from './chat.tsx';

@@ -3,7 +3,8 @@
  * run, stop / regenerate, and the composer. `useChat` keeps the thread in
  * localStorage; a reload in the middle of an answer resumes its stream.
  */
-import { threadKeys, ChatProvider, useChat, useThreadMessageIds } from '@parlance/react';
+import { ChatProvider, useChat, useThreadMessageIds } from '@parlance/react';
+import { threadKeys } from '@parlance/react/query';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { MessageRow } from './message-view.tsx';
