@@ -28,6 +28,16 @@ export default defineConfig({
       ],
     },
   },
+  // Desktop runs every spec; the phone project (a 390x844 touch viewport) runs the specs that check
+  // what people do on phones (layout, reloads, approvals), so CI time does not double.
+  projects: [
+    { name: 'desktop' },
+    {
+      name: 'phone',
+      testMatch: /(layout|survives)\.spec\.ts$/,
+      use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 },
+    },
+  ],
   webServer: {
     // The production-style server over the `vite build` output (the test script builds first);
     // E2E_DEV=1 runs the same tests against the Vite dev server (`pnpm dev`, React StrictMode on).
