@@ -18,6 +18,12 @@ export const ERROR_CODES = [
   'invalid_response',
   'aborted',
   'tool_error',
+  /** A run went over a limit the server sets (events, bytes or duration per run); the server stopped it. */
+  'run_limit',
+  /** The server instance running the upstream call stopped (crash, redeploy) before the run finished. */
+  'run_lost',
+  /** The server's run store (Redis, Durable Object) did not answer; nothing was started or the run could not go on. */
+  'store_unavailable',
   'unknown',
 ] as const;
 
@@ -26,7 +32,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 const MARKER = Symbol.for('parlance.error');
 
 /** Codes for which the same request may succeed later. */
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'overloaded', 'server_error', 'timeout', 'network']);
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'overloaded', 'server_error', 'timeout', 'network', 'run_lost', 'store_unavailable']);
 
 export interface ParlanceErrorOptions {
   status?: number;

@@ -43,7 +43,7 @@ if (!mockUrl || !process.send) throw new Error('server-process.ts is forked by l
 
 // The store keeps the default retention; the bench moves this clock past it instead of waiting 10 minutes.
 let skew = 0;
-const store = createMemoryRunStore({ retainMs: RETAIN_MS, now: () => Date.now() + skew });
+const store = createMemoryRunStore({ limits: { retainMs: RETAIN_MS }, now: () => Date.now() + skew });
 const provider = openaiCompatible({ id: 'mock', baseURL: `${mockUrl}/v1`, apiKeyEnv: 'MOCK_API_KEY' });
 const app = createParlanceApp({
   models: [{ id: 'mock:bench', provider: 'mock' }],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chatRequest, frames, gate, readAll, textOf, textRunner, userThread } from '../test/helpers.ts';
 import { createParlanceApp, type ParlanceServerOptions } from './handler.ts';
-import { createMemoryRunStore } from './run-store.ts';
+import { createMemoryRunStore } from './memory-run-store.ts';
 
 const models = [
   { id: 'mock:echo', provider: 'mock', name: 'Echo' },

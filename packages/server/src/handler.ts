@@ -25,7 +25,9 @@ import {
 } from '@parlance/protocol';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { createMemoryRunStore, type RunRecord, type RunStore } from './run-store.ts';
+import { createMemoryRunStore } from './memory-run-store.ts';
+import { executeRun } from './run-execution.ts';
+import { type RunRecord, type RunStore, storeUnavailable } from './run-store.ts';
 import { type ChatBody, chatBodySchema, clientOptionsSchema, type Resume } from './schema.ts';
 import type { ZodType } from 'zod';
 import { sseResponse } from './sse.ts';
@@ -64,6 +66,17 @@ export interface RunFinish {
   thread?: Thread;
 }
 
+/** Where an error reported to `onError` happened. */
+export interface ErrorContext {
+  runId?: string;
+  request?: Request;
+}
+
+function logError(error: unknown, context: ErrorContext): void {
+  const where = context.runId ? ` in run ${context.runId}` : context.request ? ` answering ${context.request.method} ${new URL(context.request.url).pathname}` : '';
+  console.error(`[parlance] error${where}:`, error);
+}
+
 export interface ParlanceServerOptions {
   run: ChatRunner;
   models: ModelEntry[] | ((env: Env) => ModelEntry[] | Promise<ModelEntry[]>);
@@ -76,6 +89,11 @@ export interface ParlanceServerOptions {
   /** Returns a Response (e.g. 429) to refuse, anything else to proceed. */
   rateLimit?: (principal: unknown, request: Request) => undefined | Response | Promise<undefined | Response>;
   onFinish?: (finish: RunFinish) => void | Promise<void>;
+  /**
+   * Where runs live (default: `createMemoryRunStore()`, this process's memory). Behind a load
+   * balancer, give every instance the same shared store (`@parlance/server/redis`,
+   * `@parlance/server/durable-objects`) so any instance can resume or cancel any run.
+   */
   store?: RunStore;
   /** Request bodies larger than this are refused with 413 (default 1 MiB). */
   maxBodyBytes?: number;
@@ -85,6 +103,12 @@ export interface ParlanceServerOptions {
   generateId?: (prefix: string) => string;
   /** What `options` a client may send (default: temperature, topP, maxOutputTokens, thinking). */
   clientOptions?: ZodType<Record<string, unknown>>;
+  /**
+   * Gets every error the client is not shown in full: an exception in the runner, a failing
+   * `onFinish`, a store that cannot be reached, an unexpected error answered with a 500.
+   * Default: `console.error`, so a plain Worker's logs show why a request failed.
+   */
+  onError?: (error: unknown, context: ErrorContext) => void;
   /** A path prefix the routes live under when the app is not mounted by a parent (e.g. '/api' for a Next.js catch-all route). */
   basePath?: string;
 }
@@ -170,8 +194,13 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const generateId = options.generateId ?? randomId;
-  // Abort controllers of the runs this isolate is executing (a cancel reaches the instance that runs it).
-  const running = new Map<string, AbortController>();
+  const reportError = (error: unknown, context: ErrorContext) => {
+    try {
+      (options.onError ?? logError)(error, context);
+    } catch {
+      // A failing logger must not take a run down with it.
+    }
+  };
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
 
   async function offered(env: Env): Promise<ModelEntry[]> {
@@ -195,54 +224,33 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     return typeof id === 'string' ? id : JSON.stringify(principal);
   }
 
+  /** Starts the run, or joins the one this request key already started; the run goes on after the response. */
   async function startRun(c: Context, body: ChatBody, thread: Thread, model: string, principal: unknown): Promise<string> {
-    const runId = generateId('run');
-    await store.create({ id: runId, requestKey: `${principalKey(principal)}:${body.clientRequestId}`, status: 'running', createdAt: Date.now() });
-    const controller = new AbortController();
-    running.set(runId, controller);
+    const { run, created } = await store
+      .create({ id: generateId('run'), requestKey: `${principalKey(principal)}:${body.clientRequestId}`, createdAt: Date.now() })
+      .catch((error: unknown) => {
+        throw storeUnavailable(error);
+      });
+    if (!created) return run.id;
+    const runId = run.id;
     const env = runtimeEnv(c, options.env);
-    const input: ChatRunInput = {
-      runId,
-      thread,
-      model,
-      options: body.options ?? {},
-      signal: controller.signal,
-      env,
-      principal,
-      generateId,
-    };
-    if (body.resume) input.resume = body.resume;
     const secrets = secretsOf(env);
-    const work = (async () => {
-      let finished = false;
-      try {
-        for await (const raw of options.run(input)) {
-          const event = scrub(raw.type === 'message-start' && !raw.messageId ? { ...raw, messageId: generateId('msg') } : raw, secrets);
-          await store.append(runId, event);
-          if (event.type === 'chat-finish') {
-            finished = true;
-            const finish: RunFinish = { runId, principal, model, haltReason: event.haltReason, usage: event.usage };
-            if (event.thread) finish.thread = event.thread;
-            try {
-              await options.onFinish?.(finish);
-            } catch {
-              // A failing persistence hook must not break the stream the user is reading.
-            }
-            break;
-          }
-        }
-      } catch (error) {
-        const failure = ParlanceError.from(error);
-        await store.append(runId, scrub(errorEvent({ code: failure.code, message: failure.message, retryable: failure.retryable }), secrets));
-      } finally {
-        if (!finished) {
-          const haltReason: HaltReason = controller.signal.aborted ? 'cancelled' : 'error';
-          await store.append(runId, { type: 'chat-finish', haltReason, usage: {} });
-        }
-        running.delete(runId);
-        await store.finish(runId);
-      }
-    })();
+    const work = executeRun({
+      store,
+      runId,
+      run: (signal) => {
+        const input: ChatRunInput = { runId, thread, model, options: body.options ?? {}, signal, env, principal, generateId };
+        if (body.resume) input.resume = body.resume;
+        return options.run(input);
+      },
+      prepare: (raw) => scrub(raw.type === 'message-start' && !raw.messageId ? { ...raw, messageId: generateId('msg') } : raw, secrets),
+      onFinish: async (event) => {
+        const finish: RunFinish = { runId, principal, model, haltReason: event.haltReason, usage: event.usage };
+        if (event.thread) finish.thread = event.thread;
+        await options.onFinish?.(finish);
+      },
+      onError: (error) => reportError(error, { runId }),
+    });
     waitUntil(c, work);
     return runId;
   }
@@ -293,9 +301,8 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     if (options.allowModel && !(await options.allowModel(principal, model))) {
       return errorResponse(403, 'permission', `You may not use model "${model}"`);
     }
-    const existing = await store.findByRequestKey(`${principalKey(principal)}:${body.clientRequestId}`);
-    const runId = existing?.id ?? (await startRun(c, body, thread, model, principal));
-    return sseResponse((signal) => store.follow(runId, -1, signal), { runId, heartbeatMs });
+    const runId = await startRun(c, body, thread, model, principal);
+    return sseResponse((signal) => store.follow(runId, -1, signal), { runId, heartbeatMs, onError: (error) => reportError(error, { runId }) });
   });
 
   /** The run named in the path, if it exists and belongs to the caller (another's run is a 404 too). */
@@ -303,7 +310,9 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     const auth = await authorize(c.req.raw);
     if (auth instanceof Response) return auth;
     const runId = c.req.param('runId') ?? '';
-    const run = await store.get(runId);
+    const run = await store.get(runId).catch((error: unknown) => {
+      throw storeUnavailable(error);
+    });
     if (!run || !run.requestKey.startsWith(`${principalKey(auth.principal)}:`)) {
       return errorResponse(404, 'not_found', `No run "${runId}"`);
     }
@@ -316,14 +325,17 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     const { runId } = found;
     const last = parseEventId(c.req.header('Last-Event-ID') ?? c.req.query('lastEventId'));
     const after = last && last.runId === runId ? last.sequence : -1;
-    return sseResponse((signal) => store.follow(runId, after, signal), { runId, heartbeatMs });
+    return sseResponse((signal) => store.follow(runId, after, signal), { runId, heartbeatMs, onError: (error) => reportError(error, { runId }) });
   });
 
   app.post('/runs/:runId/cancel', async (c) => {
     const found = await ownRun(c);
     if (found instanceof Response) return found;
     const { runId, run } = found;
-    running.get(runId)?.abort(new ParlanceError('aborted', 'The run was cancelled'));
+    // A flag in the store: the instance running the upstream call sees it and aborts (see run-execution.ts).
+    await store.cancel(runId).catch((error: unknown) => {
+      throw storeUnavailable(error);
+    });
     return c.json({ ok: true, status: run.status }, 202);
   });
 
@@ -337,10 +349,15 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
   });
 
   app.notFound(() => errorResponse(404, 'not_found', 'No such route'));
-  app.onError((error) => {
-    // Never leak a stack trace or upstream details: the code and a generic message only.
+  app.onError((error, c) => {
+    // Never leak a stack trace or upstream details: the code and a generic message only; the rest goes to onError.
     const e = ParlanceError.isInstance(error) ? error : undefined;
-    return errorResponse(e?.status ?? 500, e?.code ?? 'server_error', e ? e.message : 'Internal error');
+    const status = e?.status ?? 500;
+    // Report what the client is not told: an unexpected error, or the cause behind a typed one.
+    if (!e || e.cause !== undefined) reportError(error, { request: c.req.raw });
+    const response = errorResponse(status, e?.code ?? 'server_error', e ? e.message : 'Internal error');
+    if (e?.retryAfterMs !== undefined) response.headers.set('Retry-After', String(Math.ceil(e.retryAfterMs / 1000)));
+    return response;
   });
   return app;
 }

@@ -4,11 +4,23 @@ export {
   type ChatRunInput,
   type ChatRunner,
   type Env,
+  type ErrorContext,
   type ModelEntry,
   type ParlanceServerOptions,
   type RunFinish,
 } from './handler.ts';
-export { createMemoryRunStore, type MemoryRunStoreOptions, type RunRecord, type RunStatus, type RunStore, type StoredEvent } from './run-store.ts';
+export { createMemoryRunStore, type MemoryRunStoreOptions } from './memory-run-store.ts';
+export {
+  DEFAULT_RUN_LIMITS,
+  type CreatedRun,
+  type NewRun,
+  type RunLimits,
+  type RunRecord,
+  type RunSignal,
+  type RunStatus,
+  type RunStore,
+  type StoredEvent,
+} from './run-store.ts';
 export { chatBodySchema, resumeSchema, type ChatBody, type Resume } from './schema.ts';
 export { SSE_HEADERS, sseResponse } from './sse.ts';
 export { catalogModels, engineRunner, type EngineRunnerOptions } from './engine-runner.ts';

@@ -1,132 +1,168 @@
 /**
- * Where a run's events live while it streams and after, so a client that drops
- * can resume from Last-Event-ID. The in-memory store serves one process; a KV,
- * Durable Object or Redis store implements the same interface.
+ * The `RunStore` contract: where a run lives for its whole life, so that any server
+ * instance behind a load balancer can resume it, cancel it, or tell that it was lost.
+ * Every store (memory, Redis, Durable Objects) passes the same conformance suite
+ * (`test/run-store-conformance.ts`).
  */
-import type { Event } from '@parlance/protocol';
+import { type Event, errorEvent, ParlanceError } from '@parlance/protocol';
 
+/** `running` until the run's last event (`chat-finish`) is stored, then `finished`. */
 export type RunStatus = 'running' | 'finished';
 
+/** What a store knows about a run. */
 export interface RunRecord {
   id: string;
   /** `principalKey:clientRequestId`, so a repeated POST finds the run it started. */
   requestKey: string;
   status: RunStatus;
+  /** When the run was created (ms since the epoch). */
   createdAt: number;
+  /** Someone asked to cancel it; the instance running the upstream call aborts it. */
+  cancelRequested?: boolean;
 }
 
+/** One stored event and its place in the run (0, 1, 2, ... with no gaps). */
 export interface StoredEvent {
   seq: number;
   event: Event;
 }
 
+/** A run to create: the store keeps `id` unless it names its own runs (the Durable Object store does). */
+export interface NewRun {
+  id: string;
+  requestKey: string;
+  createdAt: number;
+}
+
+/** The run `create` made, or the one a repeated request key already names (`created: false`). */
+export interface CreatedRun {
+  run: RunRecord;
+  created: boolean;
+}
+
+/** What `append` and `heartbeat` tell the instance running the upstream call. */
+export interface RunSignal {
+  /** A cancel was requested (on any instance): abort the upstream call. */
+  cancelled: boolean;
+}
+
+/**
+ * The limits a store enforces and states. Defaults in {@link DEFAULT_RUN_LIMITS}.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryRunStore } from '@parlance/server';
+ * const store = createMemoryRunStore({ limits: { maxRunning: 200, retainMs: 5 * 60_000 } });
+ * ```
+ */
+export interface RunLimits {
+  /** Events one run may store; past it the run is stopped with a `run_limit` error. `chat-finish` and `error` always fit. */
+  maxEventsPerRun: number;
+  /** Bytes of event JSON one run may store (same rule as `maxEventsPerRun`). */
+  maxBytesPerRun: number;
+  /** How long a run may go on before the server stops it with a `run_limit` error. */
+  maxRunMs: number;
+  /** Runs going on at once; over it a new run is refused with 503 and `Retry-After`. Nothing is evicted to make room. */
+  maxRunning: number;
+  /** How long a finished run stays resumable (its events replayable and its request key deduplicated), whatever the load. */
+  retainMs: number;
+  /**
+   * How long the instance running a run may stay silent before other instances call the run lost:
+   * it renews the lease every `leaseMs / 4`, and a reader that finds it expired ends the run with `run_lost`.
+   */
+  leaseMs: number;
+}
+
+/** The limits every store uses unless told otherwise. */
+export const DEFAULT_RUN_LIMITS: RunLimits = {
+  maxEventsPerRun: 100_000,
+  maxBytesPerRun: 16 * 1024 * 1024,
+  maxRunMs: 15 * 60_000,
+  maxRunning: 1_000,
+  retainMs: 10 * 60_000,
+  leaseMs: 15_000,
+};
+
+/**
+ * Where runs live. One instance creates a run, appends its events and finishes it;
+ * any instance reads it (`follow`), cancels it, or finds it lost.
+ *
+ * @example
+ * ```ts
+ * import { createParlanceApp, createMemoryRunStore, engineRunner } from '@parlance/server';
+ * const app = createParlanceApp({ run: engineRunner(), models, store: createMemoryRunStore() });
+ * ```
+ */
 export interface RunStore {
-  create(run: RunRecord): Promise<void>;
+  /** The limits this store enforces. */
+  readonly limits: RunLimits;
+  /**
+   * Creates a run, or returns the one its `requestKey` already names (a retried POST joins its run).
+   * Throws `ParlanceError` `overloaded` (status 503, `retryAfterMs`) when `maxRunning` runs are going on,
+   * and `store_unavailable` when the store cannot be reached.
+   */
+  create(run: NewRun): Promise<CreatedRun>;
   get(runId: string): Promise<RunRecord | undefined>;
-  findByRequestKey(requestKey: string): Promise<RunRecord | undefined>;
-  /** Appends the next event; sequences start at 0 and have no gaps. */
-  append(runId: string, event: Event): Promise<number>;
+  /**
+   * Appends the next event (sequences start at 0, no gaps) and renews the run's lease.
+   * Throws `ParlanceError` `run_limit` when the event does not fit the run's limits
+   * (`chat-finish` and `error` always fit, so a stopped run can still end properly).
+   */
+  append(runId: string, event: Event): Promise<RunSignal & { seq: number }>;
+  /** Marks the run finished: it stays readable for `retainMs`. */
   finish(runId: string): Promise<void>;
   /**
-   * Every event after `afterSeq` (-1 for all): what is stored, then live ones as
-   * they are appended, ending when the run finishes or `signal` aborts.
+   * Every event after `afterSeq` (-1 for all): what is stored, then live ones as they are
+   * appended, ending after the run's last event or when `signal` aborts. A run whose lease
+   * lapsed is ended here with an `error` `run_lost` and a `chat-finish` `error`.
    */
   follow(runId: string, afterSeq: number, signal?: AbortSignal): AsyncIterable<StoredEvent>;
+  /** Asks whichever instance runs it to abort. Returns the run as it was, or undefined when unknown. */
+  cancel(runId: string): Promise<RunRecord | undefined>;
+  /**
+   * How often the instance running a run calls `heartbeat` (default `leaseMs / 4`); with no
+   * `onCancel`, this bounds how long a cancel takes to reach the upstream call.
+   */
+  readonly heartbeatMs?: number;
+  /** Called by the instance running the run every `heartbeatMs`: renews the lease and says whether to cancel. */
+  heartbeat(runId: string): Promise<RunSignal>;
+  /**
+   * Optional push for cancels (Redis pub/sub): calls `listener` as soon as any instance cancels the run.
+   * Without it, a cancel is seen at the next `append` or `heartbeat`.
+   */
+  onCancel?(runId: string, listener: () => void): () => void;
+  /** Throws `store_unavailable` when the store cannot be used. */
+  health?(): Promise<void>;
 }
 
-interface MemoryRun {
-  record: RunRecord;
-  events: Event[];
-  waiters: Set<() => void>;
-  finishedAt?: number;
+/** The terminal events written for a run whose owner stopped renewing its lease. */
+export function lostRunEvents(): Event[] {
+  return [
+    errorEvent({ code: 'run_lost', message: 'The server running this reply stopped before it finished; what was received is kept.', retryable: true }),
+    { type: 'chat-finish', haltReason: 'error', usage: {}, error: { code: 'run_lost', message: 'The server running this reply stopped' } },
+  ];
 }
 
-export interface MemoryRunStoreOptions {
-  /** How long a finished run stays resumable (default 10 minutes). */
-  retainMs?: number;
-  /** At most this many runs are kept; the oldest finished ones go first (default 10,000). */
-  maxRuns?: number;
-  now?: () => number;
+/** Events that always fit a run's limits: a stopped run must still end with one `chat-finish`. */
+export function isTerminalEvent(event: Event): boolean {
+  return event.type === 'chat-finish' || event.type === 'error';
 }
 
-export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunStore & { size(): number } {
-  const retainMs = options.retainMs ?? 10 * 60_000;
-  const now = options.now ?? Date.now;
-  const maxRuns = options.maxRuns ?? 10_000;
-  const runs = new Map<string, MemoryRun>();
-  const byKey = new Map<string, string>();
+/** The error `create` throws at `maxRunning`. */
+export function overloadedError(limits: RunLimits): ParlanceError {
+  return new ParlanceError('overloaded', `This server is running ${limits.maxRunning} replies; try again shortly`, {
+    status: 503,
+    retryAfterMs: 1_000,
+  });
+}
 
-  // Expired runs are dropped lazily on each create: no timers, so nothing keeps a process or isolate alive.
-  function sweep() {
-    const limit = now() - retainMs;
-    let excess = runs.size + 1 - maxRuns;
-    // Map order is creation order, so the first finished runs met are the oldest.
-    for (const [id, run] of runs) {
-      if (run.finishedAt === undefined) continue;
-      if (run.finishedAt < limit || excess > 0) {
-        runs.delete(id);
-        byKey.delete(run.record.requestKey);
-        excess--;
-      }
-    }
-  }
+/** The error `append` throws past a per-run limit. */
+export function runLimitError(what: string): ParlanceError {
+  return new ParlanceError('run_limit', `This reply went over the server's limit of ${what} per run and was stopped`, { status: 413 });
+}
 
-  function wake(run: MemoryRun) {
-    const waiters = [...run.waiters];
-    run.waiters.clear();
-    for (const wake of waiters) wake();
-  }
-
-  return {
-    size: () => runs.size,
-    async create(record) {
-      sweep();
-      runs.set(record.id, { record: { ...record }, events: [], waiters: new Set() });
-      byKey.set(record.requestKey, record.id);
-    },
-    async get(runId) {
-      const run = runs.get(runId);
-      return run ? { ...run.record } : undefined;
-    },
-    async findByRequestKey(key) {
-      const id = byKey.get(key);
-      const run = id === undefined ? undefined : runs.get(id);
-      return run ? { ...run.record } : undefined;
-    },
-    async append(runId, event) {
-      const run = runs.get(runId);
-      if (!run) throw new Error(`No run ${runId}`);
-      run.events.push(event);
-      wake(run);
-      return run.events.length - 1;
-    },
-    async finish(runId) {
-      const run = runs.get(runId);
-      if (!run) return;
-      run.record.status = 'finished';
-      run.finishedAt = now();
-      wake(run);
-    },
-    async *follow(runId, afterSeq, signal) {
-      const run = runs.get(runId);
-      if (!run) return;
-      let next = afterSeq + 1;
-      while (!signal?.aborted) {
-        while (next < run.events.length) {
-          yield { seq: next, event: run.events[next]! };
-          next++;
-        }
-        if (run.record.status === 'finished') return;
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            signal?.removeEventListener('abort', done);
-            run.waiters.delete(done);
-            resolve();
-          };
-          run.waiters.add(done);
-          signal?.addEventListener('abort', done, { once: true });
-        });
-      }
-    },
-  };
+/** Wraps a failure to reach the store. */
+export function storeUnavailable(cause: unknown): ParlanceError {
+  if (ParlanceError.isInstance(cause)) return cause;
+  return new ParlanceError('store_unavailable', 'The run store is not available', { status: 503, retryAfterMs: 1_000, cause });
 }

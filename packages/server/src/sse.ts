@@ -3,7 +3,7 @@
  * heartbeat comment so proxies and load balancers keep the connection open, and
  * the headers that stop proxies from buffering or compressing the stream.
  */
-import { formatEventId, formatSseFrame } from '@parlance/protocol';
+import { errorEvent, formatEventId, formatSseFrame, ParlanceError } from '@parlance/protocol';
 import type { StoredEvent } from './run-store.ts';
 
 export const SSE_HEADERS: Record<string, string> = {
@@ -19,6 +19,8 @@ export interface SseOptions {
   runId: string;
   heartbeatMs: number;
   headers?: Record<string, string>;
+  /** Gets a failure of the event source (the client is sent a typed `error` frame). */
+  onError?: (error: unknown) => void;
   /** Called when the client goes away (the run itself goes on). */
   onClose?: () => void;
 }
@@ -65,7 +67,12 @@ export function sseResponse(
       } catch (error) {
         if (closed) return;
         stop();
-        stream.error(error);
+        // The store failed (e.g. Redis went away): say so in a typed frame with no id, so the
+        // client keeps what it has and resumes from its last id once the store is back.
+        const failure = ParlanceError.isInstance(error) ? error : new ParlanceError('store_unavailable', 'The run store is not available');
+        options.onError?.(error);
+        stream.enqueue(encoder.encode(formatSseFrame(errorEvent(failure))));
+        stream.close();
       }
     },
     cancel() {
