@@ -135,7 +135,11 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
     checkKeys(call, CALL_KEYS, 'the call options');
     const o: SharedOptions = mergeOptions(defaults, call);
     const resolved = model(o.model);
-    const messages = [...(call.thread?.messages ?? []), ...(call.messages ?? []).map((m) => toMessage(m, generateId))];
+    // An assistant message with nothing in it (a request that failed before the model said anything)
+    // carries nothing for the model; dropped, so retrying a failed run does not grow the thread.
+    const messages = [...(call.thread?.messages ?? []), ...(call.messages ?? []).map((m) => toMessage(m, generateId))].filter(
+      (m) => m.role !== 'assistant' || m.parts.length > 0 || m.pause !== undefined,
+    );
     if (call.prompt !== undefined) messages.push(toMessage({ role: 'user', content: call.prompt }, generateId));
     const tools = toolMap(o.tools);
     const base: RunConfig['base'] = {};

@@ -24,9 +24,11 @@ export type {
   ToolErrorPolicy,
   ToolResultInfo,
 } from './options.ts';
-export { ChatSession, SESSION_VERSION, type SessionCallOptions, type SessionState, type SessionStatus } from './session/session.ts';
+export { ChatSession, SESSION_VERSION, type SessionCallOptions, type SessionRunOptions, type SessionState, type SessionStatus } from './session/session.ts';
 export { StructuredOutputError, type OutputIssue } from './output/check-output.ts';
 export { OUTPUT_TOOL_NAME, NATIVE_OUTPUT_DIALECTS, pickOutputMode, type OutputMode } from './output/structured-output.ts';
 export { isStandardSchema, resolveSchema, type InferSchemaInput, type InferSchemaOutput, type ResolvedSchema, type SchemaLike } from './tools/schema.ts';
 export { isTool, tool, type AnyTool, type NeedsApproval, type Tool, type ToolConfig, type ToolContext } from './tools/tool.ts';
 export * from './images/index.ts';
+export { createThreadTrust, type ThreadTrust, type ThreadTrustOptions, type VerifyThreadOptions } from './trust/thread-trust.ts';
+export { MIN_SECRET_LENGTH } from './trust/signing-keys.ts';

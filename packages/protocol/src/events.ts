@@ -76,6 +76,8 @@ export interface ToolCallEndEvent {
   id: string;
   input: unknown;
   providerState?: ProviderState;
+  /** The server's signature over the finished call (added by the server as the event passes; see `ToolCallPart.signature`). */
+  signature?: string;
 }
 
 /** A tool's result: from the engine (local tools) or from the provider (server tools). */
@@ -89,6 +91,8 @@ export interface ToolResultEvent {
   providerState?: ProviderState;
   /** Id for the tool message this result opens (engine-assigned; the fold derives one if absent). */
   messageId?: string;
+  /** The server's signature over the result (see `ToolResultPart.signature`). */
+  signature?: string;
 }
 
 export interface SourceEvent {

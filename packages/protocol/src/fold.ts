@@ -165,9 +165,12 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
         state = appendPart(state, { type: 'tool-call', id: event.id, name: '', input: undefined }, event.id, '');
         ref = state.blocks[event.id]!;
       }
-      const messages = replacePart(state, ref, (part) =>
-        part.type === 'tool-call' ? withState({ ...part, input: event.input }, event.providerState) : part,
-      );
+      const messages = replacePart(state, ref, (part) => {
+        if (part.type !== 'tool-call') return part;
+        const next = withState({ ...part, input: event.input }, event.providerState);
+        if (event.signature !== undefined) next.signature = event.signature;
+        return next;
+      });
       return { ...state, messages, blocks: { ...state.blocks, [event.id]: { ...ref, open: false } } };
     }
     case 'tool-result': {
@@ -176,6 +179,7 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
         event.providerState,
       );
       if (event.isError) part.isError = true;
+      if (event.signature !== undefined) part.signature = event.signature;
       if (event.providerExecuted) {
         part.providerExecuted = true;
         return appendPart(state, part);

@@ -45,6 +45,8 @@ export interface ToolResultPart extends PartBase {
   output: unknown;
   isError?: boolean;
   providerExecuted?: boolean;
+  /** The server's signature over this result and the call it answers: a browser cannot invent or edit a result. */
+  signature?: string;
 }
 
 export type FilePart = PartBase & {

@@ -112,6 +112,7 @@ const parts: Record<Part['type'], Check> = {
     output: any,
     isError: optional(boolean),
     providerExecuted: optional(boolean),
+    signature: optional(string),
     providerState,
   }),
   file: object(

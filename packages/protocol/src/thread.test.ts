@@ -119,6 +119,12 @@ describe('thread codec', () => {
     expect(() => parseThread({ version: 99, id: 't', messages: [] })).toThrowError(/newer/);
   });
 
+  it('refuses a version that is negative, fractional or not a number, naming `version`', () => {
+    for (const version of [-1, 0.5, '1', null]) {
+      expect(() => parseThread({ version, id: 't', messages: [] })).toThrowError(expect.objectContaining({ code: 'invalid_request', path: ['version'] }));
+    }
+  });
+
   it('migrates a version 0 thread (content instead of parts)', () => {
     const old = { id: 't', messages: [{ id: 'a', role: 'user', content: 'hello' }, { id: 'b', role: 'assistant', content: [{ type: 'text', text: 'hi' }] }] };
     expect(parseThread(JSON.stringify(old))).toEqual({

@@ -75,6 +75,10 @@ function parseRoot(input: string | unknown): Record<string, unknown> {
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid([], 'expected an object');
+  const version = (value as Record<string, unknown>).version;
+  if (version !== undefined && (typeof version !== 'number' || !Number.isInteger(version) || version < 0)) {
+    throw invalid(['version'], 'expected a non-negative integer version');
+  }
   const migrated = migrate(value as Record<string, unknown>);
   if (typeof migrated.version === 'number' && migrated.version > THREAD_VERSION) {
     throw invalid(['version'], `version ${migrated.version} is newer than this library reads (${THREAD_VERSION})`);

@@ -10,13 +10,19 @@ export function formatEventId(runId: string, sequence: number): string {
   return `${runId}:${sequence}`;
 }
 
-/** Splits `<runId>:<sequence>`; undefined when the id is not one of ours. */
+/**
+ * Splits `<runId>:<sequence>`; undefined when the id is not one of ours. Strict: the
+ * sequence is plain decimal digits with no sign, space, leading zero, hex or exponent
+ * (`Number()` would read `run:` as 0 and `run: 3` or `run:0x3` as 3).
+ */
 export function parseEventId(id: string | null | undefined): { runId: string; sequence: number } | undefined {
   if (!id) return undefined;
   const at = id.lastIndexOf(':');
   if (at <= 0) return undefined;
-  const sequence = Number(id.slice(at + 1));
-  if (!Number.isInteger(sequence) || sequence < 0) return undefined;
+  const digits = id.slice(at + 1);
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(digits)) return undefined;
+  const sequence = Number(digits);
+  if (!Number.isSafeInteger(sequence)) return undefined;
   return { runId: id.slice(0, at), sequence };
 }
 

@@ -67,8 +67,8 @@ export async function runToolCall(call: ToolCallPart, ctx: RunToolContext, resol
   }
   const tool = ctx.tools.get(call.name);
   if (!tool) {
-    const names = [...ctx.tools.keys()];
-    return result(call, `Unknown tool "${call.name}". Available tools: ${names.length ? names.join(', ') : '(none)'}.`, true);
+    // Generic on purpose: the answer may reach a browser, and must not list the server's tools.
+    return result(call, 'This tool is not available.', true);
   }
   let raw = call.input;
   if (typeof raw === 'string') {

@@ -5,8 +5,9 @@
  * can be loaded in another process and resumed there.
  */
 import { ParlanceError, createThread, parseThread, type HaltReason, type Thread } from '@parlance/protocol';
-import type { Engine } from '../engine.ts';
-import type { ChatResult, PendingCall } from '../loop/result.ts';
+import { threadFrom, type Engine } from '../engine.ts';
+import { collect, type ChatResult, type PendingCall } from '../loop/result.ts';
+import type { ThreadTrust } from '../trust/thread-trust.ts';
 import type { CallOptions, MessageInput, ResumeInput } from '../options.ts';
 
 export type SessionStatus = 'idle' | 'awaiting-tools' | 'awaiting-approval' | 'awaiting-user' | 'completed' | 'error';
@@ -47,6 +48,17 @@ function statusOf(haltReason: HaltReason): SessionStatus {
 
 function isEmpty(decisions: ResumeInput): boolean {
   return !decisions.toolResults?.length && !decisions.approvals?.length && !decisions.answers?.length;
+}
+
+/** Options of `continue` and `send`: the call options, and the trust boundary to verify and sign with. */
+export interface SessionRunOptions extends SessionCallOptions {
+  trust?: ThreadTrust;
+}
+
+async function runChecked(engine: Engine, call: CallOptions & { thread: Thread }, trust: ThreadTrust | undefined): Promise<ChatResult> {
+  if (!trust) return engine.chat(call);
+  await trust.verifyThread(call.thread, call.resume ? { resume: call.resume } : {});
+  return collect(trust.signEvents(call.thread, engine.streamChat(call)));
 }
 
 export class ChatSession {
@@ -127,17 +139,26 @@ export class ChatSession {
     return this;
   }
 
-  /** Runs the engine from where the session stands, sending the recorded decisions. */
-  async continue(engine: Engine, options: SessionCallOptions = {}): Promise<ChatResult> {
-    const call: CallOptions = { ...options, thread: this.state.thread };
+  /**
+   * Runs the engine from where the session stands, sending the recorded decisions. With `trust`,
+   * the saved thread and the decisions are verified first (a session loaded from storage is as
+   * untrusted as a thread from a browser) and what the run adds is signed.
+   */
+  async continue(engine: Engine, options: SessionRunOptions = {}): Promise<ChatResult> {
+    const { trust, ...rest } = options;
+    const call: CallOptions & { thread: Thread } = { ...rest, thread: this.state.thread };
     if (!isEmpty(this.state.decisions)) call.resume = this.state.decisions;
-    return this.apply(await engine.chat(call));
+    return this.apply(await runChecked(engine, call, trust));
   }
 
-  /** Adds a user message and runs. */
-  async send(engine: Engine, message: string | MessageInput, options: SessionCallOptions = {}): Promise<ChatResult> {
+  /** Adds a user message and runs (with `trust`: verified and signed, as `continue`). */
+  async send(engine: Engine, message: string | MessageInput, options: SessionRunOptions = {}): Promise<ChatResult> {
+    const { trust, ...rest } = options;
     const input: MessageInput = typeof message === 'string' ? { role: 'user', content: message } : message;
-    return this.apply(await engine.chat({ ...options, thread: this.state.thread, messages: [input] }));
+    const thread = this.state.thread;
+    if (!trust) return this.apply(await engine.chat({ ...rest, thread, messages: [input] }));
+    const added = threadFrom([input], thread.id).messages;
+    return this.apply(await runChecked(engine, { ...rest, thread: { ...thread, messages: [...thread.messages, ...added] } }, trust));
   }
 
   private apply(result: ChatResult): ChatResult {

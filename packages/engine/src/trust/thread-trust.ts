@@ -1,0 +1,279 @@
+/**
+ * The trust boundary around a browser-held thread. The thread lives in the browser and
+ * comes back with every request, so the server signs what it must later believe, and
+ * believes nothing else:
+ *
+ * - every tool call the model made: thread id, message id and role, the part's position,
+ *   call id, name and exact (canonical JSON) input;
+ * - every tool result: the same, plus its output and the signature of the call it answers;
+ * - every pause a run ended in: the paused message, what it waits for (kind, call, input,
+ *   question) and the signatures of the message's calls.
+ *
+ * `verifyThread` refuses (403 `permission`, with the path of the part) any tool part that
+ * is unsigned or whose signature does not cover exactly what it says, a trailing call
+ * owed a result that the signed pause does not wait for, and any approval, answer or
+ * result that does not match a signed pending input of its kind. `signEvents` adds the
+ * signatures to a run's events as they pass (and to the thread in `chat-finish`), so a
+ * client folding the stream holds a signed thread. Both are Web Crypto HMAC: edge-safe.
+ */
+import {
+  ParlanceError,
+  createFoldState,
+  pendingInputs,
+  reduceEvents,
+  type Event,
+  type FoldState,
+  type Message,
+  type PendingInput,
+  type Thread,
+  type ToolCallPart,
+  type ToolResultPart,
+} from '@parlance/protocol';
+import { unresolvedCalls } from '../loop/pending.ts';
+import type { ResumeInput } from '../options.ts';
+import { canonicalJson } from './canonical-json.ts';
+import { signingKeys } from './signing-keys.ts';
+
+export interface ThreadTrustOptions {
+  /**
+   * The server's secret (at least 32 characters), or several: the first signs, every one
+   * verifies (rotation: put the new key first, keep the old one until its threads are gone).
+   */
+  secret: string | readonly string[];
+}
+
+export interface VerifyThreadOptions {
+  /** What the request answers: each entry must match a signed pending input of its kind. */
+  resume?: ResumeInput;
+  /** Accept `system` messages from the client (default false: the system prompt is the server's). */
+  allowSystemMessages?: boolean;
+}
+
+/** Signs what a run produces and verifies what a client sends back. */
+export interface ThreadTrust {
+  /**
+   * Resolves when the thread (and the resume input) may be run; rejects with a ParlanceError
+   * (`permission`, status 403) whose `path` names the refused part, e.g. `['messages', 3, 'parts', 1]`
+   * or `['resume', 'approvals', 0]`.
+   */
+  verifyThread(thread: Thread, options?: VerifyThreadOptions): Promise<void>;
+  /** The run's events with signatures added to tool calls, tool results, pauses and the final thread. */
+  signEvents(thread: Thread, events: AsyncIterable<Event>): AsyncIterable<Event>;
+  /** A copy of a thread the host itself built (seeded history, a migration) with every tool part and pause signed. */
+  signThread(thread: Thread): Promise<Thread>;
+}
+
+type Path = (string | number)[];
+
+function refuse(path: Path, message: string): ParlanceError {
+  return new ParlanceError('permission', message, { status: 403, path, retryable: false });
+}
+
+function callText(threadId: string, message: Message, index: number, part: ToolCallPart): string {
+  return canonicalJson(['call', threadId, message.id, message.role, index, part.id, part.name, part.input, part.providerExecuted === true]);
+}
+
+/** The signature of the call a result answers: the same message (provider-executed) or the assistant message before the tool messages. */
+function answeredCallSignature(messages: readonly Message[], at: number, toolCallId: string): string {
+  let i = at;
+  if (messages[i]!.role !== 'assistant') {
+    i--;
+    while (i >= 0 && messages[i]!.role === 'tool') i--;
+  }
+  const owner = messages[i];
+  if (!owner || owner.role !== 'assistant') return '';
+  const call = owner.parts.find((p): p is ToolCallPart => p.type === 'tool-call' && p.id === toolCallId);
+  return call?.signature ?? '';
+}
+
+function resultText(threadId: string, messages: readonly Message[], at: number, index: number, part: ToolResultPart): string {
+  const message = messages[at]!;
+  const call = answeredCallSignature(messages, at, part.toolCallId);
+  return canonicalJson([
+    'result',
+    threadId,
+    message.id,
+    message.role,
+    index,
+    part.toolCallId,
+    part.name,
+    part.output,
+    part.isError === true,
+    part.providerExecuted === true,
+    call,
+  ]);
+}
+
+function pauseText(threadId: string, message: Message, waitingFor: readonly PendingInput[]): string {
+  const waiting = waitingFor.map((w) => [w.kind, w.toolCallId, w.name, w.input, w.question]);
+  const calls = message.parts.filter((p): p is ToolCallPart => p.type === 'tool-call').map((p) => p.signature ?? '');
+  return canonicalJson(['pause', threadId, message.id, waiting, calls]);
+}
+
+/** Which resume list answers which kind of pending input. */
+const RESUME_KINDS = { toolResults: 'client-tool', approvals: 'approval', answers: 'ask-user' } as const;
+
+/**
+ * Builds the signer and verifier for one secret (or a rotation list).
+ *
+ * @example
+ * ```ts
+ * import { createEngine, createThreadTrust } from '@parlance/engine';
+ * const trust = createThreadTrust({ secret: process.env.PARLANCE_SECRET! });
+ * // A paused session resumed outside the server is checked the same way:
+ * await trust.verifyThread(thread, { resume: { approvals: [{ toolCallId, approved: true }] } });
+ * for await (const event of trust.signEvents(thread, engine.streamChat({ thread, resume }))) send(event);
+ * ```
+ */
+export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
+  const keys = signingKeys(options.secret);
+
+  async function verifyThread(thread: Thread, verify: VerifyThreadOptions = {}): Promise<void> {
+    const { messages } = thread;
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i]!;
+      if (message.role === 'system' && !verify.allowSystemMessages) {
+        throw refuse(['messages', i, 'role'], 'System messages are the server\'s: a client may not send one');
+      }
+      for (let j = 0; j < message.parts.length; j++) {
+        const part = message.parts[j]!;
+        if (part.type !== 'tool-call' && part.type !== 'tool-result') continue;
+        const path = ['messages', i, 'parts', j];
+        const what = part.type === 'tool-call' ? `The tool call "${part.id}"` : `The tool result for "${part.toolCallId}"`;
+        if (typeof part.signature !== 'string' || part.signature === '') throw refuse(path, `${what} is not signed by this server`);
+        const text = part.type === 'tool-call' ? callText(thread.id, message, j, part) : resultText(thread.id, messages, i, j, part);
+        if (!(await keys.verify(text, part.signature))) {
+          throw refuse(path, `${what} does not match its signature (edited, moved or from another thread)`);
+        }
+      }
+    }
+
+    // What the run would act on: the trailing assistant message's calls still owed a result.
+    let last = messages.length - 1;
+    while (last >= 0 && messages[last]!.role === 'tool') last--;
+    const paused = messages[last];
+    const owed = unresolvedCalls(messages);
+    const resume = verify.resume ?? {};
+    const answering = (resume.toolResults?.length ?? 0) + (resume.approvals?.length ?? 0) + (resume.answers?.length ?? 0) > 0;
+    if (owed.length === 0 && !answering) return;
+    let pending: PendingInput[] = [];
+    if (paused?.role === 'assistant' && paused.pause) {
+      const { pause } = paused;
+      if (typeof pause.signature !== 'string' || !(await keys.verify(pauseText(thread.id, paused, pause.waitingFor), pause.signature))) {
+        throw refuse(['messages', last, 'pause'], 'The run\'s pause is not signed by this server, or was edited');
+      }
+      pending = pendingInputs(messages);
+    }
+    const waiting = new Map(pending.map((p) => [p.toolCallId, p]));
+    for (const call of owed) {
+      if (waiting.has(call.id)) continue;
+      const j = paused!.parts.indexOf(call);
+      throw refuse(['messages', last, 'parts', j], `The tool call "${call.id}" has no result and the run is not waiting for it`);
+    }
+    const answered = new Set<string>();
+    for (const list of ['toolResults', 'approvals', 'answers'] as const) {
+      const entries = resume[list] ?? [];
+      for (let k = 0; k < entries.length; k++) {
+        const { toolCallId } = entries[k]!;
+        const input = waiting.get(toolCallId);
+        const path = ['resume', list, k];
+        if (!input) throw refuse(path, `The run is not waiting for "${toolCallId}"`);
+        if (input.kind !== RESUME_KINDS[list]) throw refuse(path, `"${toolCallId}" waits for ${input.kind === 'approval' ? 'an approval' : input.kind === 'ask-user' ? 'an answer' : 'a client tool result'}`);
+        if (answered.has(toolCallId)) throw refuse(path, `"${toolCallId}" is answered twice`);
+        answered.add(toolCallId);
+      }
+    }
+  }
+
+  async function* signStream(thread: Thread, events: AsyncIterable<Event>): AsyncGenerator<Event> {
+    let state: FoldState = createFoldState(thread.messages);
+    const pass = (event: Event): Event => {
+      state = reduceEvents(state, event);
+      return event;
+    };
+    const signCallEnd = async (event: Extract<Event, { type: 'tool-call-end' }>): Promise<Event> => {
+      const { signature: _ignored, ...unsigned } = event;
+      const folded = reduceEvents(state, unsigned);
+      const ref = folded.blocks[event.id]!;
+      const message = folded.messages[ref.message]!;
+      const part = message.parts[ref.part] as ToolCallPart;
+      return pass({ ...unsigned, signature: await keys.sign(callText(thread.id, message, ref.part, part)) });
+    };
+    for await (const event of events) {
+      switch (event.type) {
+        case 'tool-call-end':
+          yield await signCallEnd(event);
+          break;
+        case 'finish':
+        case 'chat-finish': {
+          // A call cut off mid-stream is closed by this event: end it explicitly, signed, first.
+          const closed = reduceEvents(state, event);
+          for (const [id, ref] of Object.entries(state.blocks)) {
+            const part = state.messages[ref.message]?.parts[ref.part];
+            if (!ref.open || part?.type !== 'tool-call') continue;
+            const input = (closed.messages[ref.message]!.parts[ref.part] as ToolCallPart).input;
+            yield await signCallEnd({ type: 'tool-call-end', id, input });
+          }
+          if (event.type === 'finish') {
+            yield pass(event);
+            break;
+          }
+          const finish = reduceEvents(state, event);
+          state = finish;
+          yield event.thread ? { ...event, thread: { ...event.thread, messages: finish.messages } } : event;
+          break;
+        }
+        case 'tool-result': {
+          const { signature: _ignored, ...unsigned } = event;
+          const folded = reduceEvents(state, unsigned);
+          const at = unsigned.providerExecuted ? folded.current : folded.messages.length - 1;
+          const message = folded.messages[at]!;
+          const index = message.parts.length - 1;
+          const text = resultText(thread.id, folded.messages, at, index, message.parts[index] as ToolResultPart);
+          yield pass({ ...unsigned, signature: await keys.sign(text) });
+          break;
+        }
+        case 'run-paused': {
+          let at = -1;
+          for (let i = state.messages.length - 1; i >= 0 && at < 0; i--) {
+            const m = state.messages[i]!;
+            if (event.messageId !== undefined ? m.id === event.messageId : m.role === 'assistant') at = i;
+          }
+          if (at < 0) {
+            yield pass(event);
+            break;
+          }
+          const message = state.messages[at]!;
+          const { signature: _ignored, ...unsigned } = event;
+          yield pass({ ...unsigned, messageId: message.id, signature: await keys.sign(pauseText(thread.id, message, event.waitingFor)) });
+          break;
+        }
+        default:
+          yield pass(event);
+      }
+    }
+  }
+
+  async function signThread(thread: Thread): Promise<Thread> {
+    const messages = thread.messages.slice();
+    for (let i = 0; i < messages.length; i++) {
+      let message = messages[i]!;
+      if (!message.parts.some((p) => p.type === 'tool-call' || p.type === 'tool-result') && !message.pause) continue;
+      const parts = message.parts.slice();
+      message = { ...message, parts };
+      messages[i] = message;
+      for (let j = 0; j < parts.length; j++) {
+        const part = parts[j]!;
+        if (part.type === 'tool-call') parts[j] = { ...part, signature: await keys.sign(callText(thread.id, message, j, part)) };
+        else if (part.type === 'tool-result') parts[j] = { ...part, signature: await keys.sign(resultText(thread.id, messages, i, j, part)) };
+      }
+      if (message.pause) {
+        const signature = await keys.sign(pauseText(thread.id, message, message.pause.waitingFor));
+        messages[i] = { ...message, pause: { ...message.pause, signature } };
+      }
+    }
+    return { ...thread, messages };
+  }
+
+  return { verifyThread, signEvents: signStream, signThread };
+}
