@@ -28,6 +28,8 @@ import { runChat, type RunConfig } from './loop/run-chat.ts';
 import type { Resolution } from './loop/run-tool.ts';
 import { resolveSchema, type InferSchemaOutput, type SchemaLike } from './tools/schema.ts';
 import { isTool, type AnyTool } from './tools/tool.ts';
+import { isToolSource, type ToolSource } from './tools/tool-source.ts';
+import { traceCall, traceRun } from './telemetry/trace-run.ts';
 
 export const DEFAULT_MAX_STEPS = 8;
 export const DEFAULT_MAX_RETRIES = 2;
@@ -79,14 +81,32 @@ function toMessage(input: MessageInput, generateId: () => string): Message {
   return { id: input.id ?? generateId(), role: input.role, parts: [{ type: 'text', text: input.content }] };
 }
 
-function toolMap(tools: AnyTool[] | undefined): Map<string, AnyTool> {
-  const map = new Map<string, AnyTool>();
-  for (const entry of tools ?? []) {
-    if (!isTool(entry)) throw new ParlanceError('invalid_request', 'Every entry of `tools` must come from tool()');
+function toolMap(tools: readonly AnyTool[], map = new Map<string, AnyTool>()): Map<string, AnyTool> {
+  for (const entry of tools) {
+    if (!isTool(entry)) throw new ParlanceError('invalid_request', 'Every entry of `tools` must come from tool() or be a tool source');
     if (map.has(entry.name)) throw new ParlanceError('invalid_request', `Two tools are named "${entry.name}"`);
     map.set(entry.name, entry);
   }
   return map;
+}
+
+/** Plain tools now; tool sources are read again before every model call. */
+function splitTools(entries: SharedOptions['tools']): { tools: Map<string, AnyTool>; sources: ToolSource[] } {
+  const plain: AnyTool[] = [];
+  const sources: ToolSource[] = [];
+  for (const entry of entries ?? []) {
+    if (!isTool(entry) && isToolSource(entry)) sources.push(entry);
+    else plain.push(entry as AnyTool);
+  }
+  return { tools: toolMap(plain), sources };
+}
+
+function loadTools(plain: ReadonlyMap<string, AnyTool>, sources: ToolSource[]): () => Promise<ReadonlyMap<string, AnyTool>> {
+  return async () => {
+    const map = new Map(plain);
+    for (const source of sources) toolMap(await source.currentTools(), map);
+    return map;
+  };
 }
 
 function resumeMap(resume: ResumeInput | undefined, messages: Message[]): Map<string, Resolution> {
@@ -131,7 +151,7 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
   };
 
   /** Resolves one call's options into the loop's configuration (throws on bad options). */
-  const configure = (call: CallOptions<SchemaLike | undefined>, maxStepsOverride?: number): RunConfig => {
+  const configure = (call: CallOptions<SchemaLike | undefined>, maxStepsOverride?: number, kind: 'run' | 'call' = 'run'): RunConfig => {
     checkKeys(call, CALL_KEYS, 'the call options');
     const o: SharedOptions = mergeOptions(defaults, call);
     const resolved = model(o.model);
@@ -141,7 +161,7 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
       (m) => m.role !== 'assistant' || m.parts.length > 0 || m.pause !== undefined,
     );
     if (call.prompt !== undefined) messages.push(toMessage({ role: 'user', content: call.prompt }, generateId));
-    const tools = toolMap(o.tools);
+    const { tools, sources } = splitTools(o.tools);
     const base: RunConfig['base'] = {};
     if (o.system !== undefined) base.system = o.system;
     if (tools.size > 0) base.tools = [...tools.values()].map((t) => t.definition);
@@ -161,13 +181,15 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
       resume: resumeMap(call.resume, messages),
       generateId,
     };
+    if (sources.length > 0) config.loadTools = loadTools(tools, sources);
+    if (call.thread?.metadata) config.threadMetadata = call.thread.metadata;
     if (call.signal) config.signal = call.signal;
     if (o.headers) config.headers = o.headers;
     if (o.haltWhen) config.haltWhen = o.haltWhen;
     if (call.output !== undefined) {
       config.output = { schema: resolveSchema(call.output, 'output'), mode: pickOutputMode(o.outputMode, resolved.dialect) };
     }
-    return config;
+    return kind === 'run' ? traceRun(config, o.telemetry, call.resume !== undefined) : traceCall(config, o.telemetry);
   };
 
   const streamChat = (call: CallOptions<SchemaLike | undefined>) => runChat(configure(call));
@@ -175,6 +197,7 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
 
   const generateEvents = (config: RunConfig): AsyncIterable<Event> => {
     const request: Omit<ModelRequest, 'model'> = { ...config.base, messages: config.messages };
+    const load = config.loadTools;
     if (config.output) request.output = { type: 'json', schema: config.output.schema.jsonSchema, name: 'output' };
     const messageId = generateId();
     const provenance = { provider: config.model.provider, model: config.model.modelId, dialect: config.model.dialect };
@@ -182,6 +205,10 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
     if (config.signal) options.signal = config.signal;
     if (config.headers) options.headers = config.headers;
     return (async function* () {
+      if (load) {
+        const tools = await load();
+        if (tools.size > 0) request.tools = [...tools.values()].map((t) => t.definition);
+      }
       let started = false;
       for await (const event of config.model.stream(request, options)) {
         if (event.type === 'message-start') {
@@ -196,14 +223,14 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
     })();
   };
 
-  const streamGenerate = (call: CallOptions<SchemaLike | undefined>) => generateEvents(configure(call));
+  const streamGenerate = (call: CallOptions<SchemaLike | undefined>) => generateEvents(configure(call, undefined, 'call'));
 
   return {
     defaults,
     streamGenerate,
     // async, so bad options reject the promise rather than throw synchronously.
     async generate<O extends SchemaLike | undefined = undefined>(call: CallOptions<O>) {
-      const config = configure(call);
+      const config = configure(call, undefined, 'call');
       const response: GenerateResponse<OutputOf<O>> = await collectResponse(generateEvents(config));
       if (call.output === undefined || !config.output || !hasAnswer(response)) return response;
       const checked = await checkOutputText(call.output, config.output.schema.jsonSchema, textOf(response));

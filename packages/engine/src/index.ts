@@ -28,6 +28,9 @@ export { ChatSession, SESSION_VERSION, type SessionCallOptions, type SessionRunO
 export { StructuredOutputError, type OutputIssue } from './output/check-output.ts';
 export { OUTPUT_TOOL_NAME, NATIVE_OUTPUT_DIALECTS, pickOutputMode, type OutputMode } from './output/structured-output.ts';
 export { isStandardSchema, resolveSchema, type InferSchemaInput, type InferSchemaOutput, type ResolvedSchema, type SchemaLike } from './tools/schema.ts';
+export { isToolSource, type ToolSource } from './tools/tool-source.ts';
+export type { TelemetryOptions } from './telemetry/telemetry-options.ts';
+export { TRACE_METADATA_KEY } from './telemetry/trace-context.ts';
 export { isTool, tool, type AnyTool, type NeedsApproval, type Tool, type ToolConfig, type ToolContext } from './tools/tool.ts';
 export * from './images/index.ts';
 export { createThreadTrust, type ThreadTrust, type ThreadTrustOptions, type VerifyThreadOptions } from './trust/thread-trust.ts';

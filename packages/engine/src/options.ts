@@ -13,7 +13,9 @@ import {
 } from '@parlance/protocol';
 import type { ChatResult, StepResult } from './loop/result.ts';
 import type { SchemaLike } from './tools/schema.ts';
+import type { TelemetryOptions } from './telemetry/telemetry-options.ts';
 import type { AnyTool } from './tools/tool.ts';
+import type { ToolSource } from './tools/tool-source.ts';
 
 /** How a string model spec becomes a model (the providers module's `resolveModel` by default). */
 export type ModelResolver = (
@@ -57,7 +59,8 @@ export interface SharedOptions
   extends Hooks,
     Pick<ModelRequest, 'system' | 'toolChoice' | 'maxOutputTokens' | 'temperature' | 'topP' | 'stop' | 'thinking' | 'cache'> {
   model?: string | LanguageModel;
-  tools?: AnyTool[];
+  /** Tools, and sources of tools that may change between rounds (an MCP server's list). */
+  tools?: (AnyTool | ToolSource)[];
   /** Provider-specific request fields, merged verbatim into the body (engine extras, then the call's). */
   extra?: Record<string, unknown>;
   headers?: Record<string, string>;
@@ -72,6 +75,8 @@ export interface SharedOptions
   haltWhen?: (step: StepResult) => boolean;
   /** How structured output is requested: the dialect's native mode or a forced tool (default: by dialect). */
   outputMode?: 'auto' | 'native' | 'tool';
+  /** OpenTelemetry spans for runs, model calls and tool calls (default on, a no-op with no tracer registered); `false` turns them off. */
+  telemetry?: TelemetryOptions | false;
 }
 
 export interface EngineOptions extends SharedOptions {
@@ -121,6 +126,7 @@ const SHARED_KEYS = [
   'onToolError',
   'haltWhen',
   'outputMode',
+  'telemetry',
   'beforeRequest',
   'beforeToolCall',
   'afterToolCall',

@@ -49,6 +49,10 @@ export interface RunConfig {
   /** The request without messages (system, tool definitions, sampling settings, extras). */
   base: Omit<ModelRequest, 'model' | 'messages'>;
   tools: ReadonlyMap<string, AnyTool>;
+  /** Re-reads the tools before every model call (tool sources whose list may change); replaces `tools`. */
+  loadTools?: () => Promise<ReadonlyMap<string, AnyTool>>;
+  /** The input thread's metadata, kept on the thread the run reports. */
+  threadMetadata?: Record<string, unknown>;
   hooks: Hooks;
   signal?: AbortSignal;
   headers?: Record<string, string>;
@@ -91,6 +95,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
   let fold: FoldState = createFoldState(config.messages);
   let collected: CollectState = createCollectState();
   let usage: Usage = {};
+  let tools = config.tools;
   /** Retry feedback for structured output, shown to the model after the message it answers. */
   const feedback = new Map<string, string>();
 
@@ -120,7 +125,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
   /** Runs calls in parallel, reports them in call order; returns a halt, or undefined to go on. */
   const processCalls = async (calls: ToolCallPart[], resume: ReadonlyMap<string, Resolution>): Promise<Halt | undefined> => {
     const context = {
-      tools: config.tools,
+      tools,
       hooks,
       signal,
       defaultTimeoutMs: config.toolTimeoutMs,
@@ -170,6 +175,10 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
       });
     }
     const request: Omit<ModelRequest, 'model'> = { ...config.base, messages };
+    if (config.loadTools) {
+      if (tools.size > 0) request.tools = [...tools.values()].map((t) => t.definition);
+      else delete request.tools;
+    }
     return config.output ? applyOutput(request, config.output.schema, config.output.mode) : request;
   };
 
@@ -248,6 +257,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
   const loop = async (): Promise<Halt> => {
     // Resume: the calls the thread still owes results for, with what the caller sent.
     const owed = unresolvedCalls(fold.messages);
+    if (config.loadTools) tools = await config.loadTools();
     if (owed.length > 0) {
       const halt = await processCalls(owed, config.resume);
       if (halt) return halt;
@@ -256,6 +266,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
     for (let step = 0; ; step++) {
       if (step >= config.maxSteps) return new Halt('max-steps');
       emit({ type: 'step-start', step });
+      if (config.loadTools && step > 0) tools = await config.loadTools();
       let request = buildRequest();
       if (hooks.beforeRequest) {
         const replaced = await callHook('beforeRequest', () => hooks.beforeRequest!(request, { step, model }));
@@ -338,7 +349,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
   if (halt.error) finish.error = halt.error;
   const withThread = (event: ChatFinishEvent): ChatFinishEvent => ({
     ...event,
-    thread: createThread(config.threadId, reduceEvents(fold, event).messages),
+    thread: createThread(config.threadId, reduceEvents(fold, event).messages, config.threadMetadata),
   });
   finish = withThread(finish);
   if (hooks.onFinish) {

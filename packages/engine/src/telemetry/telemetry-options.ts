@@ -1,0 +1,34 @@
+/**
+ * How a run is traced. Spans follow the OpenTelemetry GenAI semantic conventions
+ * (https://opentelemetry.io/docs/specs/semconv/gen-ai/) and go through
+ * `@opentelemetry/api` only: with no tracer provider registered every span is a
+ * no-op and the run is not instrumented at all.
+ */
+import type { Attributes, Tracer } from '@opentelemetry/api';
+
+/**
+ * The `telemetry` option of an engine or a call.
+ *
+ * @example
+ * ```ts
+ * import { trace } from '@opentelemetry/api';
+ * const engine = createEngine({
+ *   model: 'openai:gpt-5-mini',
+ *   telemetry: { tracer: trace.getTracer('my-app'), recordContent: false, agentName: 'support' },
+ * });
+ * ```
+ */
+export interface TelemetryOptions {
+  /** The tracer (default: `@parlance/engine`'s tracer from the globally registered provider). */
+  tracer?: Tracer;
+  /**
+   * Record prompts, answers, tool arguments and tool results on spans
+   * (`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`,
+   * `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`). Off by default: they may hold personal data.
+   */
+  recordContent?: boolean;
+  /** `gen_ai.agent.name` of the run span, which is then named `invoke_agent {agentName}`. */
+  agentName?: string;
+  /** More attributes for the run span (a tenant, a user id hash). */
+  attributes?: Attributes;
+}
