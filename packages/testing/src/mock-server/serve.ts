@@ -11,6 +11,8 @@ export interface MockProviderServer {
   url: string;
   requests: RecordedRequest[];
   handler: MockProviderHandler;
+  /** How many responses the client closed before they ended (an aborted upstream fetch). */
+  disconnects(): number;
   /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
@@ -60,11 +62,14 @@ export async function serveMockProvider(options: MockProviderServerOptions): Pro
   const { createServer } = await import('node:http');
   const handler = mockProviderServer(options);
   let origin = '';
+  let disconnects = 0;
   const server = createServer((req, res) => {
     const aborter = new AbortController();
     // The client closed the connection before the response ended: stop producing.
     res.on('close', () => {
-      if (!res.writableFinished) aborter.abort(new DOMException('The client disconnected', 'AbortError'));
+      if (res.writableFinished) return;
+      disconnects++;
+      aborter.abort(new DOMException('The client disconnected', 'AbortError'));
     });
     toRequest(req, origin, aborter.signal)
       .then((request) => handler(request))
@@ -85,6 +90,7 @@ export async function serveMockProvider(options: MockProviderServerOptions): Pro
     url: origin,
     requests: handler.requests,
     handler,
+    disconnects: () => disconnects,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections?.();

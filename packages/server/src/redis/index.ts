@@ -1,0 +1,1 @@
+export { createRedisRunStore, type RedisRunStore, type RedisRunStoreOptions } from './redis-run-store.ts';

@@ -1,0 +1,297 @@
+/**
+ * A `RunStore` on Redis, so every server instance behind a load balancer sees every run:
+ * a POST on one instance, the resume on another, the cancel on a third.
+ *
+ * Layout (prefix `parlance:` by default; one Redis, not Redis Cluster):
+ *   run:{id}          hash: status, requestKey, createdAt, count, bytes, cancel, lease
+ *   run:{id}:events   list of event JSON; an event's sequence is its index
+ *   req:<requestKey>  the run a principal's clientRequestId started (dedupe)
+ *   running           sorted set of going runs by lease expiry (the `maxRunning` count)
+ *   channel run:{id}  pub/sub: `<seq> <json>` per event, `c` on cancel, `f` on finish
+ *
+ * Every write is one Lua script (one round trip, atomic), and scripts read Redis's own
+ * clock (`TIME`) so instances with skewed clocks agree on leases. An append publishes
+ * the event itself, so a live reader needs no extra read per event.
+ */
+import { type Event, ParlanceError } from '@parlance/protocol';
+import type { Redis } from 'ioredis';
+import { waitForChange } from '../memory-run-store.ts';
+import {
+  type CreatedRun,
+  DEFAULT_RUN_LIMITS,
+  isTerminalEvent,
+  lostRunEvents,
+  type NewRun,
+  overloadedError,
+  type RunLimits,
+  type RunRecord,
+  type RunStore,
+  runLimitError,
+  type StoredEvent,
+  storeUnavailable,
+} from '../run-store.ts';
+import { SCRIPTS } from './scripts.ts';
+
+/**
+ * Options of {@link createRedisRunStore}.
+ *
+ * @example
+ * ```ts
+ * import Redis from 'ioredis';
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 2 });
+ * const store = createRedisRunStore({ redis, prefix: 'chat:', limits: { maxRunning: 500 } });
+ * ```
+ */
+export interface RedisRunStoreOptions {
+  /**
+   * An `ioredis` client the store uses for commands. The store opens one more connection
+   * (`redis.duplicate()`) for pub/sub and closes it in `close()`; `redis` stays yours to close.
+   * Give it `maxRetriesPerRequest` (and `commandTimeout`) so a Redis that is down turns into a
+   * `store_unavailable` error soon instead of requests that wait.
+   */
+  redis: Redis;
+  /** Prefix of every key and channel (default 'parlance:'). */
+  prefix?: string;
+  /** Per-run and per-store limits (defaults: `DEFAULT_RUN_LIMITS`). `maxRunning` counts runs on every instance. */
+  limits?: Partial<RunLimits>;
+}
+
+/** The Redis store: a `RunStore` plus `close()` for its pub/sub connection. */
+export interface RedisRunStore extends RunStore {
+  /** Closes the store's pub/sub connection (not the client you passed). */
+  close(): Promise<void>;
+}
+
+type Reply = (string | number | null)[];
+
+/**
+ * A run store on Redis, shared by every server instance that points at the same Redis.
+ *
+ * @example
+ * ```ts
+ * import Redis from 'ioredis';
+ * import { createParlanceApp, engineRunner } from '@parlance/server';
+ * import { createRedisRunStore } from '@parlance/server/redis';
+ *
+ * const store = createRedisRunStore({ redis: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 2 }) });
+ * const app = createParlanceApp({ run: engineRunner(), models, store });
+ * ```
+ */
+export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStore {
+  const { redis } = options;
+  const prefix = options.prefix ?? 'parlance:';
+  const limits: RunLimits = { ...DEFAULT_RUN_LIMITS, ...options.limits };
+  // A going run's keys outlive it by a margin, so a run whose owner vanished is still found lost, then forgotten.
+  const runningTtl = limits.maxRunMs + limits.leaseMs + limits.retainMs;
+  const runKey = (id: string) => `${prefix}run:{${id}}`;
+  const eventsKey = (id: string) => `${prefix}run:{${id}}:events`;
+  const channel = (id: string) => `${prefix}run:{${id}}`;
+  const reqKey = (requestKey: string) => `${prefix}req:${requestKey}`;
+  const runningKey = `${prefix}running`;
+  const checkMs = Math.max(10, Math.min(1_000, limits.leaseMs / 4));
+
+  const shas = new Map<string, string>();
+  /** EVALSHA, loading the script on first use and after a Redis restart (NOSCRIPT). */
+  async function script(name: keyof typeof SCRIPTS, keys: string[], args: (string | number)[]): Promise<Reply> {
+    try {
+      let sha = shas.get(name);
+      if (!sha) {
+        sha = (await redis.script('LOAD', SCRIPTS[name])) as string;
+        shas.set(name, sha);
+      }
+      try {
+        return (await redis.evalsha(sha, keys.length, ...keys, ...args)) as Reply;
+      } catch (error) {
+        if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+        shas.delete(name);
+        return (await redis.eval(SCRIPTS[name], keys.length, ...keys, ...args)) as Reply;
+      }
+    } catch (error) {
+      throw storeUnavailable(error);
+    }
+  }
+
+  async function command<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw storeUnavailable(error);
+    }
+  }
+
+  // One pub/sub connection per store, shared by every reader and owner in this process.
+  let subscriber: Redis | undefined;
+  const listeners = new Map<string, Set<(message: string) => void>>();
+  function subscriberConnection(): Redis {
+    if (!subscriber) {
+      subscriber = redis.duplicate();
+      subscriber.on('message', (name: string, message: string) => {
+        for (const listener of listeners.get(name) ?? []) listener(message);
+      });
+      // Errors surface through the commands; an unhandled 'error' event would end the process.
+      subscriber.on('error', () => {});
+    }
+    return subscriber;
+  }
+  async function listen(name: string, listener: (message: string) => void): Promise<() => void> {
+    let set = listeners.get(name);
+    if (!set) {
+      set = new Set();
+      listeners.set(name, set);
+    }
+    set.add(listener);
+    if (set.size === 1) await command(() => subscriberConnection().subscribe(name));
+    return () => {
+      const current = listeners.get(name);
+      if (!current?.delete(listener) || current.size > 0) return;
+      listeners.delete(name);
+      void subscriber?.unsubscribe(name).catch(() => {});
+    };
+  }
+
+  function record(fields: (string | null)[]): RunRecord | undefined {
+    const [id, requestKey, status, createdAt, cancel] = fields;
+    if (!id || !requestKey || !status) return undefined;
+    const out: RunRecord = { id, requestKey, status: status === 'finished' ? 'finished' : 'running', createdAt: Number(createdAt) };
+    if (cancel === '1') out.cancelRequested = true;
+    return out;
+  }
+  const RECORD_FIELDS = ['id', 'requestKey', 'status', 'createdAt', 'cancel'];
+
+  async function get(runId: string): Promise<RunRecord | undefined> {
+    return record(await command(() => redis.hmget(runKey(runId), ...RECORD_FIELDS)));
+  }
+
+  /** Ends a run whose owner's lease lapsed (atomically; a no-op if it finished or renewed meanwhile). */
+  async function reap(runId: string): Promise<void> {
+    await script('reap', [runKey(runId), eventsKey(runId), runningKey], [runId, limits.retainMs, channel(runId), prefix, ...lostRunEvents().map((e) => JSON.stringify(e))]);
+  }
+
+  return {
+    limits,
+    async create(run: NewRun): Promise<CreatedRun> {
+      const reply = await script('create', [reqKey(run.requestKey), runKey(run.id), runningKey], [
+        run.id,
+        run.requestKey,
+        run.createdAt,
+        limits.maxRunning,
+        limits.leaseMs,
+        runningTtl,
+      ]);
+      if (reply[0] === 2) throw overloadedError(limits);
+      const id = String(reply[1]);
+      if (reply[0] === 1) return { created: true, run: { id, requestKey: run.requestKey, status: 'running', createdAt: run.createdAt } };
+      const existing = await get(id);
+      if (existing) return { created: false, run: existing };
+      throw new ParlanceError('store_unavailable', 'A run was forgotten while it was being joined; try again', { status: 503, retryAfterMs: 1_000 });
+    },
+    get,
+    async append(runId: string, event: Event) {
+      const json = JSON.stringify(event);
+      const reply = await script('append', [runKey(runId), eventsKey(runId), runningKey], [
+        json,
+        isTerminalEvent(event) ? 1 : 0,
+        limits.maxEventsPerRun,
+        limits.maxBytesPerRun,
+        limits.leaseMs,
+        channel(runId),
+        runId,
+      ]);
+      const seq = Number(reply[0]);
+      if (seq === -3) throw runLimitError(reply[1] === 'events' ? `${limits.maxEventsPerRun} events` : `${limits.maxBytesPerRun} bytes`);
+      if (seq < 0) throw new Error(`No running run ${runId}`);
+      return { seq, cancelled: reply[1] === 1 };
+    },
+    async finish(runId: string) {
+      await script('finish', [runKey(runId), eventsKey(runId), runningKey], [runId, limits.retainMs, channel(runId), prefix]);
+    },
+    async cancel(runId: string) {
+      return record((await script('cancel', [runKey(runId)], [channel(runId), ...RECORD_FIELDS])) as (string | null)[]);
+    },
+    async heartbeat(runId: string) {
+      const reply = await script('heartbeat', [runKey(runId), runningKey], [runId, limits.leaseMs]);
+      return { cancelled: reply[0] === 1 };
+    },
+    onCancel(runId, listener) {
+      let stop: (() => void) | undefined;
+      let stopped = false;
+      void listen(channel(runId), (message) => message === 'c' && listener()).then(
+        (off) => (stopped ? off() : (stop = off)),
+        () => {}, // heartbeat still carries the cancel
+      );
+      return () => {
+        stopped = true;
+        stop?.();
+      };
+    },
+    async health() {
+      await command(() => redis.ping());
+    },
+    async *follow(runId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<StoredEvent> {
+      const wakers = new Set<() => void>();
+      const inbox: string[] = [];
+      const off = await listen(channel(runId), (message) => {
+        inbox.push(message);
+        for (const wake of [...wakers]) wake();
+      });
+      try {
+        let next = afterSeq + 1;
+        let sync = true;
+        while (!signal?.aborted) {
+          if (sync) {
+            sync = false;
+            const replies = await command(() =>
+              redis
+                .multi()
+                .lrange(eventsKey(runId), next, -1)
+                .hmget(runKey(runId), 'status', 'lease')
+                .time()
+                .exec(),
+            );
+            const [events, fields, time] = (replies ?? []).map(([error, value]) => {
+              if (error) throw storeUnavailable(error);
+              return value;
+            }) as [string[], (string | null)[], [string, string]];
+            // Messages already in what was read are skipped below by their sequence.
+            for (const json of events) yield { seq: next++, event: JSON.parse(json) as Event };
+            const [status, lease] = fields;
+            if (!status || status === 'finished') return;
+            const serverNow = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+            if (Number(lease) < serverNow) {
+              await reap(runId);
+              sync = true;
+            }
+            continue;
+          }
+          if (inbox.length === 0) await waitForChange(wakers, checkMs, signal);
+          if (inbox.length === 0) {
+            sync = true; // no news for a while: look at the lease, and at anything a dropped message carried
+            continue;
+          }
+          for (const message of inbox.splice(0)) {
+            const space = message.indexOf(' ');
+            if (space < 0) {
+              if (message === 'f') sync = true;
+              continue;
+            }
+            const seq = Number(message.slice(0, space));
+            if (seq < next) continue;
+            if (seq > next || sync) {
+              sync = true; // a gap: read the list instead
+              continue;
+            }
+            yield { seq: next++, event: JSON.parse(message.slice(space + 1)) as Event };
+          }
+        }
+      } finally {
+        off();
+      }
+    },
+    async close() {
+      const connection = subscriber;
+      subscriber = undefined;
+      listeners.clear();
+      await connection?.quit().catch(() => connection.disconnect());
+    },
+  };
+}

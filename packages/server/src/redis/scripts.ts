@@ -1,0 +1,88 @@
+/**
+ * The Redis store's writes as Lua scripts: each is atomic and one round trip. Times come
+ * from Redis (`TIME`), so leases mean the same on every instance. Redis 7 replicates a
+ * script's effects, so calling `TIME` before a write is allowed.
+ * https://redis.io/docs/latest/develop/interact/programmability/eval-intro/
+ */
+const NOW = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+export const SCRIPTS = {
+  // KEYS: req, run, running. ARGV: id, requestKey, createdAt, maxRunning, leaseMs, ttlMs.
+  // Returns {1, id} created, {0, id} an existing run for the request key, {2} at maxRunning.
+  create: `${NOW}
+local existing = redis.call('GET', KEYS[1])
+if existing then return {0, existing} end
+-- Runs whose lease lapsed are lost, not going: they do not hold a place.
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return {2} end
+local lease = now + tonumber(ARGV[5])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[6])
+redis.call('HSET', KEYS[2], 'id', ARGV[1], 'requestKey', ARGV[2], 'status', 'running', 'createdAt', ARGV[3], 'count', 0, 'bytes', 0, 'cancel', 0, 'lease', lease)
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
+redis.call('ZADD', KEYS[3], lease, ARGV[1])
+return {1, ARGV[1]}`,
+
+  // KEYS: run, events, running. ARGV: json, terminal (1|0), maxEvents, maxBytes, leaseMs, channel, id.
+  // Returns {seq, cancel}, {-1} no run, {-2} finished, {-3, 'events'|'bytes'} over a limit.
+  append: `local h = redis.call('HMGET', KEYS[1], 'status', 'count', 'bytes', 'cancel')
+if not h[1] then return {-1} end
+if h[1] ~= 'running' then return {-2} end
+local size = string.len(ARGV[1])
+if ARGV[2] == '0' then
+  if tonumber(h[2]) >= tonumber(ARGV[3]) then return {-3, 'events'} end
+  if tonumber(h[3]) + size > tonumber(ARGV[4]) then return {-3, 'bytes'} end
+end
+${NOW}
+local lease = now + tonumber(ARGV[5])
+local n = redis.call('RPUSH', KEYS[2], ARGV[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[2], redis.call('PTTL', KEYS[1])) end
+redis.call('HSET', KEYS[1], 'count', n, 'bytes', tonumber(h[3]) + size, 'lease', lease)
+redis.call('ZADD', KEYS[3], 'XX', lease, ARGV[7])
+redis.call('PUBLISH', ARGV[6], (n - 1) .. ' ' .. ARGV[1])
+return {n - 1, tonumber(h[4])}`,
+
+  // KEYS: run, events, running. ARGV: id, retainMs, channel, prefix.
+  finish: `local h = redis.call('HMGET', KEYS[1], 'status', 'requestKey')
+if h[1] ~= 'running' then return {0} end
+redis.call('HSET', KEYS[1], 'status', 'finished')
+redis.call('ZREM', KEYS[3], ARGV[1])
+for _, key in ipairs({KEYS[1], KEYS[2], ARGV[4] .. 'req:' .. h[2]}) do redis.call('PEXPIRE', key, ARGV[2]) end
+redis.call('PUBLISH', ARGV[3], 'f')
+return {1}`,
+
+  // KEYS: run. ARGV: channel, then the record fields to return. Returns the record as it was.
+  cancel: `local fields = {}
+for i = 2, #ARGV do fields[#fields + 1] = ARGV[i] end
+local before = redis.call('HMGET', KEYS[1], unpack(fields))
+if before[3] == 'running' then
+  redis.call('HSET', KEYS[1], 'cancel', 1)
+  redis.call('PUBLISH', ARGV[1], 'c')
+end
+return before`,
+
+  // KEYS: run, running. ARGV: id, leaseMs. Returns {1} to cancel (or the run is gone), {0} to go on.
+  heartbeat: `local h = redis.call('HMGET', KEYS[1], 'status', 'cancel')
+if not h[1] then return {1} end
+if h[1] == 'running' then
+  ${NOW}
+  local lease = now + tonumber(ARGV[2])
+  redis.call('HSET', KEYS[1], 'lease', lease)
+  redis.call('ZADD', KEYS[2], 'XX', lease, ARGV[1])
+end
+return {tonumber(h[2])}`,
+
+  // KEYS: run, events, running. ARGV: id, retainMs, channel, prefix, then the terminal events' JSON.
+  // Ends the run as lost if it is still going and its lease lapsed.
+  reap: `${NOW}
+local h = redis.call('HMGET', KEYS[1], 'status', 'lease', 'requestKey')
+if h[1] ~= 'running' or tonumber(h[2]) >= now then return {0} end
+for i = 5, #ARGV do
+  local n = redis.call('RPUSH', KEYS[2], ARGV[i])
+  redis.call('PUBLISH', ARGV[3], (n - 1) .. ' ' .. ARGV[i])
+end
+redis.call('HSET', KEYS[1], 'status', 'finished', 'count', redis.call('LLEN', KEYS[2]))
+redis.call('ZREM', KEYS[3], ARGV[1])
+for _, key in ipairs({KEYS[1], KEYS[2], ARGV[4] .. 'req:' .. h[3]}) do redis.call('PEXPIRE', key, ARGV[2]) end
+redis.call('PUBLISH', ARGV[3], 'f')
+return {1}`,
+} as const;
