@@ -13,7 +13,6 @@
 import {
   type ErrorCode,
   type Event,
-  errorEvent,
   type HaltReason,
   type Message,
   ParlanceError,
