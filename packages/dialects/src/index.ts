@@ -16,3 +16,14 @@ export {
   type PathOptions,
   type WireEvent,
 } from './types.ts';
+export {
+  encodeResponseStream,
+  ndjsonLine,
+  sseFrame,
+  statusForCode,
+  type EncodedHttpError,
+  type ResponseEncoder,
+  type ResponseEncoderOptions,
+  type ResponseEncoding,
+  type ResponseError,
+} from './shared/response-encoding.ts';

@@ -3,10 +3,12 @@
  * https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
 import type { Dialect } from '../types.ts';
+import { geminiResponseEncoding } from './encode-response.ts';
 import { createGeminiDecoder } from './decode.ts';
 import { encodeGeminiRequest } from './encode.ts';
 
 export const googleGemini: Dialect = {
+  ...geminiResponseEncoding,
   id: 'google_gemini',
   framing: 'sse',
   // `alt=sse` asks for SSE framing; without it the stream is one growing JSON array.

@@ -3,10 +3,12 @@
  * https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion
  */
 import type { Dialect } from '../types.ts';
+import { ollamaResponseEncoding } from './encode-response.ts';
 import { createOllamaDecoder } from './decode.ts';
 import { encodeOllamaRequest } from './encode.ts';
 
 export const ollamaChat: Dialect = {
+  ...ollamaResponseEncoding,
   id: 'ollama_chat',
   framing: 'ndjson',
   path: () => '/api/chat',

@@ -4,10 +4,12 @@
  * Mistral, xAI, vLLM and LM Studio: https://platform.openai.com/docs/api-reference/chat
  */
 import type { Dialect } from '../types.ts';
+import { completionsResponseEncoding } from './encode-response.ts';
 import { createDecoder } from './decode.ts';
 import { encodeRequest } from './encode.ts';
 
 export const openaiCompletions: Dialect = {
+  ...completionsResponseEncoding,
   id: 'openai_completions',
   framing: 'sse',
   path: () => '/chat/completions',

@@ -6,10 +6,12 @@
  * by the one decoder.
  */
 import type { Dialect } from '../types.ts';
+import { responsesResponseEncoding } from './encode-response.ts';
 import { createResponsesDecoder } from './decode.ts';
 import { encodeResponsesRequest } from './encode.ts';
 
 export const openaiResponses: Dialect = {
+  ...responsesResponseEncoding,
   id: 'openai_responses',
   framing: 'sse',
   path: () => '/responses',

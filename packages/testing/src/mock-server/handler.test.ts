@@ -7,7 +7,7 @@ import { mockProviderServer } from './handler.ts';
 const BASE = 'https://mock.provider.test';
 const MODEL = 'mock-model-1';
 
-function post(dialect: DialectId, body: unknown = { model: MODEL, messages: [] }, init: RequestInit & { base?: string } = {}): Request {
+function post(dialect: DialectId, body: unknown = { model: MODEL, messages: [], stream: true }, init: RequestInit & { base?: string } = {}): Request {
   const { base = BASE, ...rest } = init;
   return new Request(base + getDialect(dialect).path(MODEL, { stream: true }), {
     method: 'POST',
@@ -35,7 +35,7 @@ describe.each(DIALECT_IDS)('mockProviderServer: %s', (dialect) => {
       dialect,
       script: [{ text: 'Hello from the mock.', toolCalls: [{ name: 'lookup', input: { q: 'tea' } }], usage: { inputTokens: 9, outputTokens: 4 } }],
     });
-    const response = await handler(post(dialect, { model: MODEL, messages: [{ role: 'user', content: 'hi' }] }));
+    const response = await handler(post(dialect, { model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true }));
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe(dialect === 'ollama_chat' ? 'application/x-ndjson' : 'text/event-stream');
     const collected = await collect(dialect, response);
@@ -112,14 +112,14 @@ describe('mockProviderServer routing and script', () => {
       dialect: 'openai_responses',
       script: (request, call): ScriptedTurn => ({ text: `call ${call}: ${(request.body as { input: string }).input}` }),
     });
-    const first = await collect('openai_responses', await handler(post('openai_responses', { model: MODEL, input: 'ping' })));
-    const second = await collect('openai_responses', await handler(post('openai_responses', { model: MODEL, input: 'pong' })));
+    const first = await collect('openai_responses', await handler(post('openai_responses', { model: MODEL, input: 'ping', stream: true })));
+    const second = await collect('openai_responses', await handler(post('openai_responses', { model: MODEL, input: 'pong', stream: true })));
     expect([textOf(first), textOf(second)]).toEqual(['call 0: ping', 'call 1: pong']);
   });
 
   it('reports the requested model in the stream', async () => {
     const handler = mockProviderServer({ dialect: 'anthropic_messages', script: [{ text: 'ok' }] });
-    expect((await collect('anthropic_messages', await handler(post('anthropic_messages', { model: 'claude-test' })))).model).toBe('claude-test');
+    expect((await collect('anthropic_messages', await handler(post('anthropic_messages', { model: 'claude-test', stream: true })))).model).toBe('claude-test');
   });
 
   it('waits firstEventDelayMs before the first event and delayMs before each next one', async () => {

@@ -1,13 +1,17 @@
 /**
  * `mockProviderServer`: a web-standard `(request: Request) => Promise<Response>`
  * handler that answers like a provider. Each request gets the next scripted turn, in
- * the dialect's real wire format, as a streaming body paced by the script's delays,
- * so a test or a demo exercises the whole HTTP and decoding path with no key. It runs
- * wherever `Request`/`Response` exist (Node, workerd, the Vite dev server).
+ * the dialect's real wire format (the dialect's own response encoders), as a streaming
+ * body paced by the script's delays, or as the provider's single JSON body when the
+ * request does not ask to stream (as the provider decides it: `stream: true` for OpenAI
+ * and Anthropic, `stream: false` for Ollama, the method in the path for Gemini). A test or
+ * a demo exercises the whole HTTP and decoding path with no key. It runs wherever
+ * `Request`/`Response` exist (Node, workerd, the Vite dev server).
  */
 import { getDialect, type DialectId } from '@parlance/dialects';
+import { collectResponse } from '@parlance/protocol';
 import { turnToEvents, type ScriptedTurn } from '../script.ts';
-import { encodeEventFrames, wireContentType, wireHttpError } from '../wire/encode.ts';
+import { encodeEventFrames, finalUsage, wireContentType, wireHttpError } from '../wire/encode.ts';
 import type { WireEncoderOptions } from '../wire/types.ts';
 import { routeFor } from './route.ts';
 
@@ -116,6 +120,14 @@ function streamFrames(groups: string[][], turn: ScriptedTurn, signal: AbortSigna
   );
 }
 
+/** Whether the client asked for a stream, the way the provider reads the request. */
+function wantsStream(dialect: DialectId, fromPath: boolean | undefined, body: unknown): boolean {
+  if (fromPath !== undefined) return fromPath;
+  const stream = typeof body === 'object' && body !== null ? (body as { stream?: unknown }).stream : undefined;
+  // Ollama streams unless told not to; the OpenAI and Anthropic APIs stream only when asked.
+  return dialect === 'ollama_chat' ? stream !== false : stream === true;
+}
+
 export function mockProviderServer(options: MockProviderServerOptions): MockProviderHandler {
   const { dialect: dialectId } = options;
   const dialect = getDialect(dialectId);
@@ -151,6 +163,15 @@ export function mockProviderServer(options: MockProviderServerOptions): MockProv
       return errorResponse(dialectId, failure);
     }
     const events = turnToEvents(turn, call);
+    if (!wantsStream(dialectId, matched.stream, body)) {
+      // The provider's single body; a failure scripted mid-stream becomes its HTTP error.
+      if (failure) return errorResponse(dialectId, failure);
+      const collected = await collectResponse(events);
+      const encoderOptions: WireEncoderOptions = { ...options.encoder };
+      if (encoderOptions.model === undefined && model !== undefined) encoderOptions.model = model;
+      await sleep(turn.firstEventDelayMs ?? 0, request.signal);
+      return Response.json(dialect.encodeResponse({ ...collected, usage: finalUsage(events) }, encoderOptions), { status: 200 });
+    }
     const encoderOptions: WireEncoderOptions = { ...options.encoder };
     if (encoderOptions.model === undefined && model !== undefined) encoderOptions.model = model;
     const groups = failure

@@ -1,15 +1,19 @@
 /**
  * Which requests a mock provider answers: the dialect's own path for any model
  * (`getDialect(id).path(model)`), under any base path, so `https://host/v1` and
- * `http://127.0.0.1:port/anything/v1` both work.
+ * `http://127.0.0.1:port/anything/v1` both work. Gemini names the method in the path:
+ * `:streamGenerateContent?alt=sse` streams, `:generateContent` answers with one body.
  */
 import type { Dialect } from '@parlance/dialects';
 
 const MODEL = '__parlance_model__';
+const GEMINI_STREAM = ':streamGenerateContent';
 
 export interface RouteMatch {
   /** The model named in the path (Gemini puts it there), if any. */
   model?: string;
+  /** Whether the path itself says streaming or not (Gemini); undefined when the body decides. */
+  stream?: boolean;
 }
 
 export interface Route {
@@ -22,24 +26,39 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-export function routeFor(dialect: Dialect): Route {
-  const template = dialect.path(MODEL, { stream: true });
-  const [pathPart = '', queryPart = ''] = template.split('?', 2);
-  const pattern = new RegExp(
+function pathPattern(pathPart: string): RegExp {
+  return new RegExp(
     `${pathPart
       .split(MODEL)
       .map((piece) => escapeRegExp(piece))
       .join('([^/]+)')}$`,
   );
+}
+
+export function routeFor(dialect: Dialect): Route {
+  const template = dialect.path(MODEL, { stream: true });
+  const [pathPart = '', queryPart = ''] = template.split('?', 2);
+  const streaming = pathPattern(pathPart);
+  // Gemini's non-streaming method sits beside the streaming one, without `alt=sse`.
+  const single = pathPart.includes(GEMINI_STREAM) ? pathPattern(pathPart.replace(GEMINI_STREAM, ':generateContent')) : undefined;
   // Template query values that hold the model (none today) would make this brittle; require only fixed ones.
   const query = [...new URLSearchParams(queryPart)].filter(([, value]) => !value.includes(MODEL));
+  const exec = (pattern: RegExp, url: URL) => pattern.exec(url.pathname) ?? pattern.exec(decodeURIComponent(url.pathname));
+  const matched = (found: RegExpExecArray, stream: boolean | undefined): RouteMatch => {
+    const out: RouteMatch = {};
+    if (found[1] !== undefined) out.model = decodeURIComponent(found[1]);
+    if (stream !== undefined) out.stream = stream;
+    return out;
+  };
   return {
     match(url) {
-      const found = pattern.exec(url.pathname) ?? pattern.exec(decodeURIComponent(url.pathname));
-      if (!found) return undefined;
-      for (const [key, value] of query) if (url.searchParams.get(key) !== value) return undefined;
-      const model = found[1];
-      return model === undefined ? {} : { model: decodeURIComponent(model) };
+      const found = exec(streaming, url);
+      if (found) {
+        for (const [key, value] of query) if (url.searchParams.get(key) !== value) return undefined;
+        return matched(found, single ? true : undefined);
+      }
+      const one = single ? exec(single, url) : null;
+      return one ? matched(one, false) : undefined;
     },
     example: (model) => dialect.path(model, { stream: true }),
   };

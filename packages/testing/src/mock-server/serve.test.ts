@@ -39,7 +39,7 @@ describe('serveMockProvider', () => {
   it('stops the stream when the client aborts, keeping what arrived', async () => {
     server = await serveMockProvider({ dialect: 'openai_completions', script: [{ text: ['first ', 'second ', 'third'], delayMs: 50 }] });
     const controller = new AbortController();
-    const response = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: '{}', signal: controller.signal });
+    const response = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: '{"stream":true}', signal: controller.signal });
     const events: Event[] = [];
     for await (const event of decodeStream('openai_completions', response.body!, { signal: controller.signal })) {
       events.push(event);

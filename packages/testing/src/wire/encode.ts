@@ -1,43 +1,25 @@
 /**
- * One entry point over the five wire encoders: pick one by dialect id, encode a whole
- * event list or a scripted turn, build a provider's HTTP error response.
+ * One entry point over the five dialects' response encoders: pick one by dialect id, encode a
+ * whole event list or a scripted turn, build a provider's HTTP error response.
  */
-import type { DialectId } from '@parlance/dialects';
+import { getDialect, type DialectId } from '@parlance/dialects';
 import { mergeUsage, type Event, type Usage } from '@parlance/protocol';
 import { turnToEvents, type ScriptedTurn } from '../script.ts';
-import { anthropicMessagesEncoder, anthropicMessagesHttpError } from './anthropic-messages.ts';
-import { googleGeminiEncoder, googleGeminiHttpError } from './google-gemini.ts';
-import { ollamaChatEncoder, ollamaChatHttpError } from './ollama-chat.ts';
-import { openaiCompletionsEncoder, openaiCompletionsHttpError } from './openai-completions.ts';
-import { openaiResponsesEncoder, openaiResponsesHttpError } from './openai-responses.ts';
 import type { WireEncoder, WireEncoderOptions, WireError, WireHttpError } from './types.ts';
 
-const ENCODERS: Record<DialectId, { encoder: (options?: WireEncoderOptions) => WireEncoder; httpError: (error: WireError) => WireHttpError }> = {
-  openai_completions: { encoder: openaiCompletionsEncoder, httpError: openaiCompletionsHttpError },
-  openai_responses: { encoder: openaiResponsesEncoder, httpError: openaiResponsesHttpError },
-  anthropic_messages: { encoder: anthropicMessagesEncoder, httpError: anthropicMessagesHttpError },
-  google_gemini: { encoder: googleGeminiEncoder, httpError: googleGeminiHttpError },
-  ollama_chat: { encoder: ollamaChatEncoder, httpError: ollamaChatHttpError },
-};
-
-function entry(dialect: DialectId) {
-  const found = ENCODERS[dialect];
-  if (!found) throw new TypeError(`No wire encoder for dialect "${dialect}"`);
-  return found;
-}
-
+/** The dialect's response encoder (`getDialect(dialect).createResponseEncoder`). */
 export function createWireEncoder(dialect: DialectId, options?: WireEncoderOptions): WireEncoder {
-  return entry(dialect).encoder(options);
+  return getDialect(dialect).createResponseEncoder(options);
 }
 
 /** The provider's HTTP error response for an error raised before the stream starts. */
 export function wireHttpError(dialect: DialectId, error: WireError): WireHttpError {
-  return entry(dialect).httpError(error);
+  return getDialect(dialect).encodeError(error);
 }
 
 /** The streaming response's content type. */
 export function wireContentType(dialect: DialectId): string {
-  return dialect === 'ollama_chat' ? 'application/x-ndjson' : 'text/event-stream';
+  return getDialect(dialect).streamContentType;
 }
 
 /** The final usage an event list reports (later reports overlay earlier ones). */

@@ -1,4 +1,3 @@
-export { anthropicMessagesEncoder, anthropicMessagesHttpError } from './anthropic-messages.ts';
 export {
   createWireEncoder,
   encodeEventFrames,
@@ -9,8 +8,4 @@ export {
   wireHttpError,
   type EncodeEventsOptions,
 } from './encode.ts';
-export { googleGeminiEncoder, googleGeminiHttpError } from './google-gemini.ts';
-export { ollamaChatEncoder, ollamaChatHttpError } from './ollama-chat.ts';
-export { openaiCompletionsEncoder, openaiCompletionsHttpError } from './openai-completions.ts';
-export { openaiResponsesEncoder, openaiResponsesHttpError } from './openai-responses.ts';
-export { ndjsonLine, sseFrame, statusForCode, type WireEncoder, type WireEncoderOptions, type WireError, type WireHttpError } from './types.ts';
+export type { WireEncoder, WireEncoderOptions, WireError, WireHttpError } from './types.ts';

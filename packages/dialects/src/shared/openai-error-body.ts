@@ -1,10 +1,10 @@
 /**
- * The OpenAI error body, shared by Chat Completions and Responses (and the many
- * Chat Completions-compatible providers): `{ error: { message, type, param, code } }`.
+ * The OpenAI error body, shared by Chat Completions and Responses (and the many Chat
+ * Completions-compatible servers): `{ error: { message, type, param, code } }`.
  * https://platform.openai.com/docs/guides/error-codes
  */
 import type { ErrorCode } from '@parlance/protocol';
-import { statusForCode, type WireError } from './types.ts';
+import { statusForCode, type EncodedHttpError, type ResponseError } from './response-encoding.ts';
 
 const SHAPES: Partial<Record<ErrorCode, { type: string; code: string | null }>> = {
   invalid_request: { type: 'invalid_request_error', code: null },
@@ -22,11 +22,15 @@ export interface OpenAIErrorBody {
   error: { message: string; type: string; param: null; code: string | null };
 }
 
-export function openaiErrorBody(error: WireError): OpenAIErrorBody {
+export function openaiErrorBody(error: ResponseError): OpenAIErrorBody {
   const shape = SHAPES[error.code] ?? { type: 'server_error', code: 'server_error' };
   return { error: { message: error.message, type: shape.type, param: null, code: shape.code } };
 }
 
-export function openaiErrorStatus(code: ErrorCode): number {
-  return statusForCode(code);
+export function openaiHttpError(error: ResponseError): EncodedHttpError {
+  return {
+    status: error.status ?? statusForCode(error.code),
+    headers: { 'content-type': 'application/json', 'x-request-id': 'req_parlance' },
+    body: JSON.stringify(openaiErrorBody(error)),
+  };
 }

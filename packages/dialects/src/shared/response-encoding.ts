@@ -1,0 +1,109 @@
+/**
+ * Response encoding: the reverse of a decoder. A dialect's response encoder turns protocol
+ * events into the bytes that provider streams to its own clients (SSE frames or NDJSON
+ * lines), and its body encoder turns a collected response into the provider's non-streaming
+ * JSON body. A gateway answers an SDK with them; `@parlance/testing` builds its mock
+ * provider on them.
+ */
+import type { ErrorCode, Event, Response, Usage } from '@parlance/protocol';
+
+/** What the encoders put in the identity fields of a response. */
+export interface ResponseEncoderOptions {
+  /** The model name reported to the client (default `'mock-model'`). */
+  model?: string;
+  /** The response id (default a fixed id per dialect, so output is reproducible). */
+  responseId?: string;
+  /** Unix seconds for `created` fields (default a fixed time, so output is reproducible). */
+  created?: number;
+  /**
+   * The response's final usage, when known up front. Anthropic reports input tokens in
+   * `message_start`, before any content, so its encoder needs them before the `usage` event.
+   */
+  usage?: Usage;
+  /**
+   * Gemini only: stream function-call arguments as `partialArgs` (Vertex AI's
+   * `streamFunctionCallArguments`), each string value cut into pieces of this many characters.
+   * Without it, Gemini sends every call whole, as the Gemini API does by default.
+   */
+  geminiArgumentPieceLength?: number;
+}
+
+/** An error to report to a client, in its provider's shape. */
+export interface ResponseError {
+  code: ErrorCode;
+  message: string;
+  /** The HTTP status (default: what the provider answers for the code). */
+  status?: number;
+}
+
+/**
+ * A push-based streaming encoder: one call per protocol event, returning the serialised
+ * frames that event produced (none when the provider carries it in a later frame).
+ */
+export interface ResponseEncoder {
+  push(event: Event): string[];
+  /** Frames that close a complete stream (`data: [DONE]` for Chat Completions). */
+  end(): string[];
+  /** A failure reported in the middle of the stream, in the provider's shape. */
+  error(error: ResponseError): string[];
+}
+
+/** An HTTP error response as the provider sends it before any streamed byte. */
+export interface EncodedHttpError {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What each dialect offers for the server side of its API. */
+export interface ResponseEncoding {
+  /** The streaming response's content type. */
+  streamContentType: string;
+  createResponseEncoder(options?: ResponseEncoderOptions): ResponseEncoder;
+  /** The non-streaming response body for a collected response. */
+  encodeResponse(response: Response, options?: ResponseEncoderOptions): Record<string, unknown>;
+  /** The provider's HTTP error response. */
+  encodeError(error: ResponseError): EncodedHttpError;
+}
+
+/** One SSE frame. JSON.stringify never emits a raw newline, so one `data:` line suffices. */
+export function sseFrame(data: unknown, event?: string, eol = '\n'): string {
+  return `${event === undefined ? '' : `event: ${event}${eol}`}data: ${JSON.stringify(data)}${eol}${eol}`;
+}
+
+/** One NDJSON line. */
+export function ndjsonLine(data: unknown): string {
+  return `${JSON.stringify(data)}\n`;
+}
+
+/** The HTTP status a provider answers with for each error code. */
+export function statusForCode(code: ErrorCode): number {
+  switch (code) {
+    case 'invalid_request':
+    case 'context_length_exceeded':
+    case 'content_filter':
+      return 400;
+    case 'authentication':
+      return 401;
+    case 'permission':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'timeout':
+      return 504;
+    case 'rate_limited':
+      return 429;
+    case 'overloaded':
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+/** The whole stream of an event list as one string (tests, fixtures). */
+export function encodeResponseStream(encoding: ResponseEncoding, events: readonly Event[], options?: ResponseEncoderOptions): string {
+  const encoder = encoding.createResponseEncoder(options);
+  let out = '';
+  for (const event of events) out += encoder.push(event).join('');
+  return out + encoder.end().join('');
+}
