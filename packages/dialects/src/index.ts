@@ -27,3 +27,4 @@ export {
   type ResponseEncoding,
   type ResponseError,
 } from './shared/response-encoding.ts';
+export { type DecodedRequest, type RequestDecodeOptions, type RequestDecoding } from './shared/request-decoding.ts';

@@ -3,6 +3,7 @@
  * No fetch, no timers, no globals, no configuration beyond the decoder's quirk options.
  */
 import type { ErrorCode, Event, ModelRequest } from '@parlance/protocol';
+import type { RequestDecoding } from './shared/request-decoding.ts';
 import type { ResponseEncoding } from './shared/response-encoding.ts';
 
 export type DialectId = 'openai_completions' | 'openai_responses' | 'anthropic_messages' | 'google_gemini' | 'ollama_chat';
@@ -56,8 +57,8 @@ export interface PathOptions {
   stream?: boolean;
 }
 
-/** A dialect: the client side (encode a request, decode the stream) and the server side (encode responses). */
-export interface Dialect extends ResponseEncoding {
+/** A dialect: the client side (encode a request, decode the stream) and the server side (decode a request, encode responses). */
+export interface Dialect extends ResponseEncoding, RequestDecoding {
   id: DialectId;
   framing: 'sse' | 'ndjson';
   /** The request path relative to the provider's base URL. */

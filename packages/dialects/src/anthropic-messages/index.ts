@@ -3,12 +3,14 @@
  * Encoding lives in ./encode.ts (+ ./messages.ts), decoding in ./decode.ts.
  */
 import type { Dialect } from '../types.ts';
+import { decodeAnthropicRequest } from './decode-request.ts';
 import { anthropicResponseEncoding } from './encode-response.ts';
 import { createAnthropicDecoder } from './decode.ts';
 import { encodeAnthropicRequest } from './encode.ts';
 
 export const anthropicMessages: Dialect = {
   ...anthropicResponseEncoding,
+  decodeRequest: decodeAnthropicRequest,
   id: 'anthropic_messages',
   framing: 'sse',
   path: () => '/v1/messages',

@@ -3,12 +3,14 @@
  * https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
 import type { Dialect } from '../types.ts';
+import { decodeGeminiRequest } from './decode-request.ts';
 import { geminiResponseEncoding } from './encode-response.ts';
 import { createGeminiDecoder } from './decode.ts';
 import { encodeGeminiRequest } from './encode.ts';
 
 export const googleGemini: Dialect = {
   ...geminiResponseEncoding,
+  decodeRequest: decodeGeminiRequest,
   id: 'google_gemini',
   framing: 'sse',
   // `alt=sse` asks for SSE framing; without it the stream is one growing JSON array.

@@ -3,12 +3,14 @@
  * https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion
  */
 import type { Dialect } from '../types.ts';
+import { decodeOllamaRequest } from './decode-request.ts';
 import { ollamaResponseEncoding } from './encode-response.ts';
 import { createOllamaDecoder } from './decode.ts';
 import { encodeOllamaRequest } from './encode.ts';
 
 export const ollamaChat: Dialect = {
   ...ollamaResponseEncoding,
+  decodeRequest: decodeOllamaRequest,
   id: 'ollama_chat',
   framing: 'ndjson',
   path: () => '/api/chat',

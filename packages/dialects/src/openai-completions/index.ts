@@ -4,12 +4,14 @@
  * Mistral, xAI, vLLM and LM Studio: https://platform.openai.com/docs/api-reference/chat
  */
 import type { Dialect } from '../types.ts';
+import { decodeCompletionsRequest } from './decode-request.ts';
 import { completionsResponseEncoding } from './encode-response.ts';
 import { createDecoder } from './decode.ts';
 import { encodeRequest } from './encode.ts';
 
 export const openaiCompletions: Dialect = {
   ...completionsResponseEncoding,
+  decodeRequest: decodeCompletionsRequest,
   id: 'openai_completions',
   framing: 'sse',
   path: () => '/chat/completions',

@@ -6,12 +6,14 @@
  * by the one decoder.
  */
 import type { Dialect } from '../types.ts';
+import { decodeResponsesRequest } from './decode-request.ts';
 import { responsesResponseEncoding } from './encode-response.ts';
 import { createResponsesDecoder } from './decode.ts';
 import { encodeResponsesRequest } from './encode.ts';
 
 export const openaiResponses: Dialect = {
   ...responsesResponseEncoding,
+  decodeRequest: decodeResponsesRequest,
   id: 'openai_responses',
   framing: 'sse',
   path: () => '/responses',

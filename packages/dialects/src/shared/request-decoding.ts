@@ -1,0 +1,109 @@
+/**
+ * Request decoding: the inverse of `encodeRequest`. A provider request body, as an
+ * official SDK sends it, becomes a `ModelRequest`; what the protocol has no field for is
+ * kept in `extra` (re-encoded verbatim by the same dialect) or in a part's `providerState`,
+ * so a same-dialect round trip keeps the request's meaning. Bodies are untrusted input:
+ * anything malformed is a `ParlanceError('invalid_request')` with the path of the problem.
+ */
+import { ParlanceError, type FilePart, type ModelRequest } from '@parlance/protocol';
+import { isObject, type JsonObject } from './json.ts';
+
+export interface RequestDecodeOptions {
+  /** The model named outside the body (Gemini puts it in the path). */
+  model?: string;
+  /** Whether the call streams, when the URL says so (Gemini's method name). */
+  stream?: boolean;
+}
+
+export interface DecodedRequest {
+  request: ModelRequest;
+  /** Whether the client asked for a streamed answer. */
+  stream: boolean;
+}
+
+export interface RequestDecoding {
+  /** A provider request body -> ModelRequest (throws `invalid_request` for a malformed body). */
+  decodeRequest(body: unknown, options?: RequestDecodeOptions): DecodedRequest;
+}
+
+export type Path = (string | number)[];
+
+export function invalid(message: string, path: Path): never {
+  throw new ParlanceError('invalid_request', message, { path, retryable: false });
+}
+
+export function objectAt(value: unknown, path: Path): JsonObject {
+  if (!isObject(value)) invalid(`${path.join('.') || 'The body'} must be a JSON object`, path);
+  return value;
+}
+
+export function arrayAt(value: unknown, path: Path): unknown[] {
+  if (!Array.isArray(value)) invalid(`${path.join('.')} must be an array`, path);
+  return value;
+}
+
+export function stringAt(value: unknown, path: Path): string {
+  if (typeof value !== 'string') invalid(`${path.join('.')} must be a string`, path);
+  return value;
+}
+
+export function numberAt(value: unknown, path: Path): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`${path.join('.')} must be a number`, path);
+  return value;
+}
+
+/** `stop` given as one string or a list of strings. */
+export function stopList(value: unknown, path: Path): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return [value];
+  return arrayAt(value, path).map((item, i) => stringAt(item, [...path, i]));
+}
+
+/** The model from the body (or the URL), required. */
+export function modelOf(body: JsonObject, options: RequestDecodeOptions): string {
+  const model = options.model ?? body.model;
+  if (typeof model !== 'string' || model === '') invalid('The request names no model', ['model']);
+  return model;
+}
+
+/** A file part from a `data:<type>;base64,<data>` URL, or a remote URL. */
+export function fileFromUrl(url: string, mediaType: string | undefined, filename?: string): FilePart {
+  const match = /^data:([^;,]+)?(?:;[^,]*)?;base64,(.*)$/s.exec(url);
+  const part: FilePart = match
+    ? { type: 'file', mediaType: match[1] ?? mediaType ?? 'application/octet-stream', data: match[2]! }
+    : { type: 'file', mediaType: mediaType ?? guessMediaType(url), url };
+  if (filename !== undefined) part.filename = filename;
+  return part;
+}
+
+function guessMediaType(url: string): string {
+  const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase();
+  const known: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', pdf: 'application/pdf' };
+  return (ext && known[ext]) ?? 'image/*';
+}
+
+/** Tool-call arguments sent as a JSON string: parsed, or kept as the raw string when not JSON. */
+export function parseArguments(text: unknown, path: Path): unknown {
+  if (isObject(text)) return text;
+  const raw = stringAt(text ?? '', path);
+  if (raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** The fields of `body` not in `known`, for `extra` (undefined when there are none). */
+export function rest(body: JsonObject, known: readonly string[]): JsonObject | undefined {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(body)) if (!known.includes(key)) out[key] = value;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Sets optional fields only when defined (exactOptionalPropertyTypes-friendly). */
+export function assignDefined<T extends object>(target: T, values: Partial<T>): T {
+  for (const [key, value] of Object.entries(values)) if (value !== undefined) (target as Record<string, unknown>)[key] = value;
+  return target;
+}
