@@ -35,7 +35,18 @@ afterEach(() => {
 
 it('is pasted verbatim in the README', () => {
   const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
-  for (const file of ['server.ts', 'chat.tsx', '../worker/examples/nextjs-route.ts']) {
+  const files = [
+    'server.ts',
+    'chat.tsx',
+    // The framework sections: the apps tested with next build / react-router build and Playwright.
+    '../next/app/api/chat/[...path]/route.ts',
+    '../next/app/chat.tsx',
+    '../next/app/page.tsx',
+    '../react-router/app/routes.ts',
+    '../react-router/app/routes/api.chat.ts',
+    '../react-router/app/routes/home.tsx',
+  ];
+  for (const file of files) {
     expect(readme, `${file} in README.md`).toContain(readFileSync(join(import.meta.dirname, file), 'utf8').trim());
   }
 });

@@ -6,7 +6,7 @@
  * injected fetch, so the whole HTTP, decoding and tool path runs with no network.
  */
 import { defineProvider, resolveModel } from '@parlance/engine';
-import { createParlanceApp, engineRunner, type Env } from '@parlance/server';
+import { createParlanceApp, engineRunner, type Env, type ParlanceServerOptions } from '@parlance/server';
 import { mockProviderServer, type MockProviderHandler } from '@parlance/testing';
 import { Hono } from 'hono';
 import { withMessageUsage } from './message-usage.ts';
@@ -28,7 +28,12 @@ const SYSTEM = [
   'Use get_weather for weather questions (the user approves each call) and get_time for the time.',
 ].join(' ');
 
-export function createDemoApi(options: DemoApiOptions = {}) {
+/**
+ * The demo's `models`, `defaultModel` and `run` for `createParlanceApp` / `createParlanceHandler`:
+ * the mock model always, real providers whose key is set. The framework apps (apps/next,
+ * apps/react-router) serve these from their routes.
+ */
+export function demoServerOptions(options: DemoApiOptions = {}): Pick<ParlanceServerOptions, 'models' | 'defaultModel' | 'run'> & { mock: MockProviderHandler } {
   const mock: MockProviderHandler = mockProviderServer({
     dialect: 'anthropic_messages',
     script: demoScript({ delayScale: options.delayScale ?? 1 }),
@@ -52,8 +57,8 @@ export function createDemoApi(options: DemoApiOptions = {}) {
     },
   );
   const probe = options.ollama === false ? undefined : ollamaProbe();
-  const parlance = createParlanceApp({
-    ...(options.env ? { env: options.env } : {}),
+  return {
+    mock,
     models: (env) => availableModels(env, probe),
     defaultModel: MOCK_MODEL_ID,
     run: withMessageUsage(
@@ -65,7 +70,12 @@ export function createDemoApi(options: DemoApiOptions = {}) {
         },
       }),
     ),
-  });
+  };
+}
+
+export function createDemoApi(options: DemoApiOptions = {}) {
+  const { mock, ...served } = demoServerOptions(options);
+  const parlance = createParlanceApp({ ...(options.env ? { env: options.env } : {}), ...served });
   const app = new Hono();
   app.route('/api', parlance);
   return { app, parlance, mock };
