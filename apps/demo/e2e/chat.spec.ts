@@ -115,7 +115,8 @@ test('tool approval: approve runs the tool, deny does not', async ({ page }) => 
   await expect(second).toContainText('needs approval');
   await second.getByRole('button', { name: 'Deny', exact: true }).click();
   await expect(second.getByTestId('tool-result')).toContainText('The user denied this tool call');
-  await expect(second.locator('.tool-state')).toHaveText('error');
+  // A denial is the user's choice, not a failure: labelled as such, not as a red error.
+  await expect(second.locator('.tool-state')).toHaveText('denied');
   await expect(lastAnswerText(page)).toContainText('You denied the get_weather call');
   await expect(page.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
 });
@@ -129,11 +130,11 @@ test('a thread survives a reload and is listed in the sidebar', async ({ page })
   await expect(page.getByTestId('user-message')).toHaveText('Remember the blue whale');
   await expect(lastAnswerText(page)).toContainText('You said: Remember the blue whale');
   const threads = page.getByRole('navigation', { name: 'Threads' });
-  await expect(threads.getByRole('button', { name: 'Remember the blue whale' })).toBeVisible();
+  await expect(threads.getByRole('button', { name: 'Remember the blue whale', exact: true })).toBeVisible();
 
   await page.getByRole('button', { name: '+ New chat' }).click();
   await expect(page.getByTestId('user-message')).toHaveCount(0);
-  await threads.getByRole('button', { name: 'Remember the blue whale' }).click();
+  await threads.getByRole('button', { name: 'Remember the blue whale', exact: true }).click();
   await expect(page.getByTestId('user-message')).toHaveText('Remember the blue whale');
 });
 

@@ -41,6 +41,8 @@ export interface PersistAdapter {
   load(id: string): unknown;
   save(id: string, record: ChatRecord): unknown;
   list?(): Promise<ThreadSummary[]>;
+  /** Deletes a stored chat (a thread list's "delete"); deleting what is not there is no error. */
+  remove?(id: string): unknown;
 }
 
 /** Drops quarantined messages from the cursor's indexes so the fold still points at the right parts. */
@@ -107,6 +109,7 @@ export function localStorageAdapter(options: { storage?: Storage; prefix?: strin
   return {
     load: (id) => storage().getItem(prefix + id),
     save: (id, record) => storage().setItem(prefix + id, JSON.stringify(record)),
+    remove: (id) => storage().removeItem(prefix + id),
     async list() {
       const s = storage();
       const out: ThreadSummary[] = [];
@@ -141,6 +144,7 @@ export function indexedDbAdapter(options: { name?: string; store?: string; index
   return {
     load: async (id) => done((await store('readonly')).get(id)),
     save: async (id, record) => done((await store('readwrite')).put(record, id)),
+    remove: async (id) => done((await store('readwrite')).delete(id)),
     async list() {
       const s = await store('readonly');
       const [keys, values] = await Promise.all([done(s.getAllKeys()), done(s.getAll())]);

@@ -34,6 +34,18 @@ describe.each([
     expect(await persist.list!()).toEqual([expect.objectContaining({ id: 't1', title: 'remember me' })]);
   });
 
+  it('removes a chat: it is gone from load and list, and removing it again is no error', async () => {
+    const persist = adapter();
+    await persist.save('keep', loadRecord(createThread('keep')));
+    await persist.save('drop', loadRecord(createThread('drop')));
+    await persist.remove!('drop');
+    await persist.remove!('drop');
+    expect(await persist.load('drop')).toBeFalsy();
+    const ids = (await persist.list!()).map((t) => t.id);
+    expect(ids).toContain('keep');
+    expect(ids).not.toContain('drop');
+  });
+
   it('resumes a run after a reload mid-stream with no text doubled or missing, and stop() works on it', async () => {
     const persist = adapter();
     const deltas = Array.from({ length: 30 }, (_, i) => `d${i} `);

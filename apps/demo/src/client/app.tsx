@@ -4,11 +4,11 @@
  * URL hash, so a reload shows the same conversation.
  */
 import { listModels, type ModelInfo, type ThreadSummary } from '@parlance/client';
-import { useThread, useThreads } from '@parlance/react/query';
-import { useQuery } from '@tanstack/react-query';
+import { threadKeys, useThread, useThreads } from '@parlance/react/query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Chat } from './chat.tsx';
-import { newThreadId, openThread, persist, savedModel, saveModel, threadFromHash } from './threads.ts';
+import { deleteThread, newThreadId, openThread, persist, renameThread, savedModel, saveModel, threadFromHash, threadTitles } from './threads.ts';
 
 function useOpenThread(): [string, (id: string) => void] {
   const [id, setId] = useState(() => {
@@ -32,37 +32,108 @@ function useOpenThread(): [string, (id: string) => void] {
   return [id, open];
 }
 
-function Sidebar({ current, open }: { current: string; open: (id: string) => void }) {
-  const threads = useThreads(persist);
-  const list = [...(threads.data ?? [])].sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
-  const showNew = !list.some((t) => t.id === current);
-  const item = (t: ThreadSummary) => (
-    <li key={t.id}>
-      <button type="button" className={t.id === current ? 'thread active' : 'thread'} aria-current={t.id === current ? 'page' : undefined} onClick={() => open(t.id)}>
-        {t.title || 'Untitled'}
+function ThreadItem({ thread, current, open, onChanged }: { thread: ThreadSummary; current: boolean; open: (id: string) => void; onChanged: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const title = thread.title || 'Untitled';
+  if (editing) {
+    const done = (value: string | undefined) => {
+      if (value !== undefined) renameThread(thread.id, value);
+      setEditing(false);
+      onChanged();
+    };
+    return (
+      <li className="thread-row">
+        <input
+          className="thread-name"
+          aria-label="Thread name"
+          defaultValue={title}
+          // biome-ignore lint/a11y/noAutofocus: the field appears because the user asked to rename
+          autoFocus
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') done(e.currentTarget.value);
+            else if (e.key === 'Escape') done(undefined);
+          }}
+          onBlur={(e) => done(e.currentTarget.value)}
+        />
+      </li>
+    );
+  }
+  return (
+    <li className="thread-row">
+      <button type="button" className={current ? 'thread active' : 'thread'} aria-current={current ? 'page' : undefined} onClick={() => open(thread.id)}>
+        {title}
+      </button>
+      <button type="button" className="thread-action" aria-label={`Rename ${title}`} title="Rename" onClick={() => setEditing(true)}>
+        ✎
+      </button>
+      <button
+        type="button"
+        className="thread-action"
+        aria-label={`Delete ${title}`}
+        title="Delete"
+        onClick={async () => {
+          if (!window.confirm(`Delete "${title}"? This cannot be undone.`)) return;
+          // Leave a deleted open thread first, so its chat does not save it again.
+          if (current) open(newThreadId());
+          await deleteThread(thread.id);
+          onChanged();
+        }}
+      >
+        🗑
       </button>
     </li>
   );
+}
+
+interface SidebarProps {
+  current: string;
+  open: (id: string) => void;
+  drawer: boolean;
+  close: () => void;
+  titles: Record<string, string>;
+  onTitles: () => void;
+}
+
+function Sidebar({ current, open, drawer, close, titles, onTitles }: SidebarProps) {
+  const threads = useThreads(persist);
+  const queryClient = useQueryClient();
+  const list = [...(threads.data ?? [])]
+    .map((t) => ({ ...t, title: titles[t.id] ?? t.title }))
+    .sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
+  const showNew = !list.some((t) => t.id === current);
+  const choose = (id: string) => {
+    open(id);
+    close();
+  };
+  const changed = () => {
+    onTitles();
+    void queryClient.invalidateQueries({ queryKey: threadKeys.all });
+  };
   return (
-    <aside className="sidebar">
-      <div className="brand">Parlance</div>
-      <button type="button" className="new-chat" onClick={() => open(newThreadId())}>
-        + New chat
-      </button>
-      <nav aria-label="Threads">
-        <ul>
-          {showNew && (
-            <li>
-              <button type="button" className="thread active" aria-current="page">
-                New chat
-              </button>
-            </li>
-          )}
-          {list.map(item)}
-        </ul>
-      </nav>
-      <p className="sidebar-note">Threads are saved in this browser.</p>
-    </aside>
+    <>
+      {drawer && <button type="button" className="backdrop" aria-label="Close threads" onClick={close} />}
+      <aside className={drawer ? 'sidebar open' : 'sidebar'}>
+        <div className="brand">Parlance</div>
+        <button type="button" className="new-chat" onClick={() => choose(newThreadId())}>
+          + New chat
+        </button>
+        <nav aria-label="Threads">
+          <ul>
+            {showNew && (
+              <li className="thread-row">
+                <button type="button" className="thread active" aria-current="page">
+                  New chat
+                </button>
+              </li>
+            )}
+            {list.map((t) => (
+              <ThreadItem key={t.id} thread={t} current={t.id === current} open={choose} onChanged={changed} />
+            ))}
+          </ul>
+        </nav>
+        <p className="sidebar-note">Threads are saved in this browser.</p>
+      </aside>
+    </>
   );
 }
 
@@ -89,16 +160,21 @@ export function App() {
   const thread = useThread(threadId, persist);
   const models = useQuery({ queryKey: ['parlance-demo', 'models'], queryFn: () => listModels({ api: '/api' }) });
   const [chosen, setChosen] = useState(savedModel);
+  const [drawer, setDrawer] = useState(false);
+  const [titles, setTitles] = useState(threadTitles);
   const list = models.data ?? [];
   const model = list.some((m) => m.id === chosen) ? chosen : list[0]?.id;
   const first = thread.data?.messages.find((m) => m.role === 'user')?.parts.find((p) => p.type === 'text');
-  const title = first && first.type === 'text' ? first.text : 'New chat';
+  const title = titles[threadId] ?? (first && first.type === 'text' ? first.text : 'New chat');
 
   return (
     <div className="layout">
-      <Sidebar current={threadId} open={open} />
+      <Sidebar current={threadId} open={open} drawer={drawer} close={() => setDrawer(false)} titles={titles} onTitles={() => setTitles(threadTitles())} />
       <main className="main">
         <header className="header">
+          <button type="button" className="menu-button" aria-label="Threads" aria-expanded={drawer} onClick={() => setDrawer(true)}>
+            ☰
+          </button>
           <h1 title={title}>{title}</h1>
           <ModelPicker
             models={list}

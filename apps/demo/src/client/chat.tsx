@@ -6,9 +6,27 @@
 import { ChatProvider, useChat, useThreadMessageIds } from '@parlance/react';
 import { threadKeys } from '@parlance/react/query';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import type { Message } from '@parlance/protocol';
+import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { MessageRow } from './message-view.tsx';
 import { persist } from './threads.ts';
+
+/** For the last assistant message of each turn, the ids of that turn's assistant messages. */
+function turnsOf(messages: readonly Message[]): Map<string, string[]> {
+  const turns = new Map<string, string[]>();
+  let turn: string[] = [];
+  const close = () => {
+    const last = turn.at(-1);
+    if (last) turns.set(last, turn);
+    turn = [];
+  };
+  for (const m of messages) {
+    if (m.role === 'user') close();
+    else if (m.role === 'assistant') turn.push(m.id);
+  }
+  close();
+  return turns;
+}
 
 export function Chat({ threadId, model }: { threadId: string; model: string | undefined }) {
   const chat = useChat({ api: '/api', threadId, persist, ...(model ? { model } : {}) });
@@ -43,6 +61,20 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
     };
   }, [chat.store]);
 
+  // One usage footer per turn: under the last assistant message before the next user message.
+  // Recomputed when messages are added, never per streamed delta (ids do not change then).
+  const turns = useMemo(() => turnsOf(chat.store.getSnapshot().thread.messages), [ids, chat.store]);
+
+  // Escape stops a streaming answer, wherever the focus is (as chat products do).
+  useEffect(() => {
+    if (!busy) return;
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key === 'Escape' && !event.defaultPrevented) void chat.stop();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [busy, chat.stop]);
+
   function submit(event?: FormEvent) {
     event?.preventDefault();
     const text = draft.trim();
@@ -69,8 +101,15 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
           </div>
         )}
         {ids.map((id) => (
-          <MessageRow key={id} id={id} streaming={busy && id === lastId} />
+          <MessageRow key={id} id={id} streaming={busy && id === lastId} turn={turns.get(id)} />
         ))}
+        {canRegenerate && (
+          <div className="message-actions">
+            <button type="button" onClick={() => void chat.regenerate()}>
+              Regenerate
+            </button>
+          </div>
+        )}
         {chat.status === 'submitted' && <div className="typing" role="status" title="Waiting for the model">●●●</div>}
         {chat.status === 'ready' && chat.haltReason === 'cancelled' && <div className="note" data-testid="stopped">Stopped. The partial answer is kept.</div>}
         {chat.status === 'error' && chat.error && (
@@ -93,11 +132,6 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
           onKeyDown={onKeyDown}
         />
         <div className="composer-actions">
-          {canRegenerate && (
-            <button type="button" onClick={() => void chat.regenerate()}>
-              Regenerate
-            </button>
-          )}
           {busy ? (
             <button type="button" className="stop" onClick={() => void chat.stop()}>
               Stop

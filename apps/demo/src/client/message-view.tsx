@@ -5,12 +5,14 @@
  * them) and, when the run waits for it, an approve / deny prompt.
  */
 import type { PendingInput } from '@parlance/client';
-import type { Message, Part, ReasoningPart, ToolCallPart, ToolResultPart, Usage } from '@parlance/protocol';
+import { addUsage, type Message, type Part, type ReasoningPart, type ToolCallPart, type ToolResultPart, type Usage } from '@parlance/protocol';
 import { useChatStore, useMessage } from '@parlance/react';
-import { useSyncExternalStore } from 'react';
-import ReactMarkdown from 'react-markdown';
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import ReactMarkdown, { type Components } from 'react-markdown';
+import remarkGfm from 'remark-gfm';
 import { formatJson, formatUsage } from './format.ts';
 import { findResult } from './find-result.ts';
+import { completePartialMarkdown } from './partial-markdown.ts';
 
 function useToolResult(messageId: string, toolCallId: string): ToolResultPart | undefined {
   const store = useChatStore();
@@ -25,23 +27,42 @@ function usePending(toolCallId: string): PendingInput | undefined {
 }
 
 function Reasoning({ part, streaming }: { part: ReasoningPart; streaming: boolean }) {
+  // Open while the model thinks (as chat products show it), folded once the answer starts; the reader can still toggle it.
+  const [open, setOpen] = useState(streaming);
+  useEffect(() => setOpen(streaming), [streaming]);
   if (part.redacted) return <div className="reasoning redacted">Reasoning withheld by the provider</div>;
   return (
-    <details className="reasoning">
+    <details className="reasoning" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>{streaming ? 'Thinking…' : 'Reasoning'}</summary>
       <div className="reasoning-text">{part.text}</div>
     </details>
   );
 }
 
+/** GitHub-flavoured Markdown (tables, strikethrough, task lists), which is what models write. */
+const GFM = [remarkGfm];
+/** Wide tables scroll inside their own box instead of widening the page. */
+const MARKDOWN_COMPONENTS: Components = {
+  table: ({ node, ...props }) => (
+    <div className="table-scroll">
+      <table {...props} />
+    </div>
+  ),
+};
+
+/** The engine's words for a call the user denied (packages/engine run-tool.ts): a choice, not a failure. */
+const DENIED = /^The user denied this tool call/;
+
 function ToolCall({ part, messageId }: { part: ToolCallPart; messageId: string }) {
   const store = useChatStore();
   const result = useToolResult(messageId, part.id);
   const pending = usePending(part.id);
   const waiting = pending?.kind === 'approval';
-  const state = result ? (result.isError ? 'error' : 'done') : waiting ? 'needs approval' : 'running…';
+  const denied = result?.isError === true && typeof result.output === 'string' && DENIED.test(result.output);
+  const failed = result?.isError === true && !denied;
+  const state = result ? (denied ? 'denied' : failed ? 'error' : 'done') : waiting ? 'needs approval' : 'running…';
   return (
-    <div className={`tool-call ${result?.isError ? 'is-error' : ''}`} data-testid="tool-call" data-tool={part.name}>
+    <div className={`tool-call ${failed ? 'is-error' : ''}`} data-testid="tool-call" data-tool={part.name}>
       <div className="tool-head">
         <span className="tool-icon" aria-hidden>
           ⚙
@@ -76,8 +97,25 @@ function ToolCall({ part, messageId }: { part: ToolCallPart; messageId: string }
   );
 }
 
-function Footer({ message }: { message: Message }) {
-  const usage = formatUsage(message.metadata?.usage as Usage | undefined);
+/** Usage of a whole turn (every response of a tool loop), live while the last one streams. */
+function useTurnUsage(turn: readonly string[], streaming: boolean): string | undefined {
+  const store = useChatStore();
+  const get = () => {
+    let total: Usage | undefined;
+    for (const id of turn) {
+      const usage = store.getMessage(id)?.metadata?.usage as Usage | undefined;
+      if (usage) total = addUsage(total ?? {}, usage);
+    }
+    // The streaming response has no usage of its own yet: show what the provider reported so far.
+    const live = streaming ? (store.getSnapshot().run?.fold?.usage as Usage | undefined) : undefined;
+    if (live && Object.keys(live).length) total = addUsage(total ?? {}, live);
+    return formatUsage(total);
+  };
+  return useSyncExternalStore(store.subscribe, get, get);
+}
+
+function Footer({ message, turn, streaming }: { message: Message; turn: readonly string[]; streaming: boolean }) {
+  const usage = useTurnUsage(turn, streaming);
   const model = message.provenance?.model;
   if (!usage && !model) return null;
   return (
@@ -95,7 +133,7 @@ function PartView({ part, streaming, messageId }: { part: Part; streaming: boole
     case 'text':
       return (
         <div className="markdown" data-testid="answer-text">
-          <ReactMarkdown>{part.text}</ReactMarkdown>
+          <ReactMarkdown remarkPlugins={GFM} components={MARKDOWN_COMPONENTS}>{streaming ? completePartialMarkdown(part.text) : part.text}</ReactMarkdown>
         </div>
       );
     case 'tool-call':
@@ -111,7 +149,11 @@ function PartView({ part, streaming, messageId }: { part: Part; streaming: boole
   }
 }
 
-export function MessageRow({ id, streaming }: { id: string; streaming: boolean }) {
+/**
+ * `turn`: for the last assistant message of a turn, the ids of that turn's assistant
+ * messages (one usage footer per turn); empty for the others.
+ */
+export function MessageRow({ id, streaming, turn = [] }: { id: string; streaming: boolean; turn?: readonly string[] }) {
   const message = useMessage(id);
   if (!message || message.role === 'tool' || message.role === 'system') return null;
   if (message.role === 'user') {
@@ -132,7 +174,7 @@ export function MessageRow({ id, streaming }: { id: string; streaming: boolean }
           // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts only grow at the end, so the index is a part's identity
           <PartView key={i} part={part} streaming={streaming && i === last} messageId={message.id} />
         ))}
-        <Footer message={message} />
+        {turn.length > 0 && <Footer message={message} turn={turn} streaming={streaming} />}
       </div>
     </div>
   );

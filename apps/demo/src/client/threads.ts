@@ -31,3 +31,32 @@ export function savedModel(): string | undefined {
 export function saveModel(id: string): void {
   localStorage.setItem(MODEL_KEY, id);
 }
+
+const TITLES_KEY = 'parlance-demo:titles';
+
+/**
+ * Names the user gave threads, kept beside the chats rather than inside them: the open
+ * chat's store saves its own thread, and a title written into that record would be lost
+ * on its next save.
+ */
+export function threadTitles(): Record<string, string> {
+  try {
+    const parsed = JSON.parse(localStorage.getItem(TITLES_KEY) ?? '{}') as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function renameThread(id: string, title: string): void {
+  const titles = threadTitles();
+  const name = title.trim();
+  if (name) titles[id] = name;
+  else delete titles[id];
+  localStorage.setItem(TITLES_KEY, JSON.stringify(titles));
+}
+
+export async function deleteThread(id: string): Promise<void> {
+  await persist.remove?.(id);
+  renameThread(id, '');
+}

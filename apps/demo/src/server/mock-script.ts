@@ -7,6 +7,7 @@
  *   "weather"  reasons, then calls `get_weather` (needs the user's approval)
  *   "time"     calls `get_time` (runs without approval)
  *   "long"     a long answer, streamed slowly (try Stop, or reload the page)
+ *   "code"     an answer with a code block and a table (or "table")
  *   "error"    the provider fails with an HTTP error
  *   anything   a short Markdown answer with reasoning
  */
@@ -29,6 +30,29 @@ export function longAnswer(): string {
     paragraphs.push(sentences.join(' '));
   }
   return paragraphs.join('\n\n');
+}
+
+/** Markdown that real models produce and the demo must render well: a fenced block with a long line, a table. */
+export function richAnswer(): string {
+  return [
+    'Here is a small function:',
+    '',
+    '```ts',
+    'function greet(name: string): string {',
+    `  return \`Hello, \${name}! This line is deliberately long so that the code block has to scroll sideways on a phone: \${'-'.repeat(60)}\`;`,
+    '}',
+    '```',
+    '',
+    'And the dialects Parlance speaks:',
+    '',
+    '| Dialect | Provider | Streams |',
+    '| --- | --- | --- |',
+    '| `openai_completions` | OpenAI Chat Completions | SSE |',
+    '| `openai_responses` | OpenAI Responses | SSE |',
+    '| `anthropic_messages` | Anthropic Messages | SSE |',
+    '| `google_gemini` | Google Gemini | SSE |',
+    '| `ollama_chat` | Ollama | NDJSON |',
+  ].join('\n');
 }
 
 export const ERROR_MESSAGE = 'The demo model is overloaded right now (a simulated provider error, because your message said "error").';
@@ -133,6 +157,15 @@ export function demoScript(options: ScriptOptions = {}) {
         usage: { inputTokens: input, outputTokens: tokens(text) + 10 },
       };
     }
+    if (/\b(code|table)\b/.test(lower)) {
+      const text = richAnswer();
+      return {
+        reasoning: 'Show a code block and a table.',
+        text,
+        delayMs: 20 * scale,
+        usage: { inputTokens: input, outputTokens: tokens(text) },
+      };
+    }
     if (/\blong\b/.test(lower)) {
       const text = longAnswer();
       return {
@@ -151,6 +184,7 @@ export function demoScript(options: ScriptOptions = {}) {
       '- `weather in Paris`: a tool call that waits for your approval',
       '- `what time is it`: a tool that runs without approval',
       '- `long`: a long, slow answer (press Stop, or reload the page)',
+      '- `code`: an answer with a code block and a table',
       '- `error`: a simulated provider error',
     ].join('\n');
     return { reasoning, text, delayMs: 45 * scale, usage: { inputTokens: input, outputTokens: tokens(reasoning + text) } };
