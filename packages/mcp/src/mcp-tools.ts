@@ -1,0 +1,278 @@
+/**
+ * `mcpTools()`: a Model Context Protocol server's tools as engine tools, through the
+ * reference SDK's `Client` (https://modelcontextprotocol.io/specification/2025-06-18/server/tools).
+ *
+ * - Lists every page of `tools/list` and lists again on `notifications/tools/list_changed`;
+ *   the set is a `ToolSource`, so the engine offers the new list from the next model call on.
+ * - Each tool's `inputSchema` is its engine input schema; calls go out with the run's
+ *   abort signal (a timeout or a cancel becomes `notifications/cancelled` to the server).
+ * - A failure is a typed error result the model sees and the run goes on: `tool_error`
+ *   for a result with `isError`, `network` when the connection is lost mid-call, `timeout`.
+ *   A lost streamable-HTTP connection is detected by probing with `ping` after a transport
+ *   error, because the SDK keeps waiting on a request whose stream broke.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { tool, type AnyTool, type NeedsApproval, type ToolSource } from '@parlance/engine';
+import { ParlanceError, type JSONSchema } from '@parlance/protocol';
+import { toToolOutput } from './call-result.ts';
+import { engineToolNames } from './tool-names.ts';
+
+export type { McpTool };
+
+/** Where the tools come from: a connected SDK `Client`, a streamable HTTP endpoint, or any SDK transport. */
+export type McpConnection =
+  | Client
+  | {
+      /** The server's streamable HTTP endpoint (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http). */
+      url: string | URL;
+      headers?: Record<string, string>;
+      fetch?: typeof globalThis.fetch;
+    }
+  | { transport: Transport };
+
+/** Settings of one of the server's tools, by its name on the server. */
+export interface McpToolSettings {
+  /** Overrides the server-wide `needsApproval`. */
+  needsApproval?: NeedsApproval<unknown>;
+  /** Per-call timeout in ms (default: the server-wide `timeoutMs`, then the run's `toolTimeoutMs`). */
+  timeoutMs?: number;
+}
+
+export interface McpToolsOptions {
+  /** Put before every tool name (`github_`), to keep the tools of several servers apart. */
+  prefix?: string;
+  /** Whether every call of this server's tools waits for the user's approval (default false). */
+  needsApproval?: NeedsApproval<unknown>;
+  /** Per-call timeout in ms for this server's tools (default: the run's `toolTimeoutMs`). */
+  timeoutMs?: number;
+  /** Per-tool settings, by the tool's name on the server. */
+  tools?: Record<string, McpToolSettings>;
+  /** Which of the server's tools to offer (default: all). */
+  filter?: (tool: McpTool) => boolean;
+  /** Called with the new list after the server's tool list changed and was read again. */
+  onToolsChanged?: (tools: readonly AnyTool[]) => void;
+  /** How this client introduces itself in `initialize` (when `mcpTools` creates the client). */
+  clientInfo?: { name: string; version: string };
+  /** At most this many `tools/list` pages (default 100): a server that pages forever is an error. */
+  maxPages?: number;
+}
+
+/**
+ * A server's tools, kept current. Pass it in `tools` (it is a ToolSource) or spread `tools`.
+ */
+export interface McpToolSet extends ToolSource {
+  /** The SDK client (to read resources or prompts of the same server). */
+  readonly client: Client;
+  /** The tools as last listed. */
+  readonly tools: readonly AnyTool[];
+  /** The tools, after any refresh under way. */
+  currentTools(): Promise<readonly AnyTool[]>;
+  /** Lists the server's tools again. */
+  refresh(): Promise<readonly AnyTool[]>;
+  /** Closes the connection when `mcpTools` opened it (a client passed in stays open). */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_PAGES = 100;
+/** The engine's own timer governs calls; the SDK's (60 s by default) must not fire first. */
+const NO_SDK_TIMEOUT = 2_147_483_647;
+const PROBE_TIMEOUT_MS = 5_000;
+
+function isClient(value: McpConnection): value is Client {
+  return typeof (value as Client).callTool === 'function' && typeof (value as Client).listTools === 'function';
+}
+
+function transportOf(connection: Exclude<McpConnection, Client>): Transport {
+  if ('transport' in connection) return connection.transport;
+  const options: ConstructorParameters<typeof StreamableHTTPClientTransport>[1] = {};
+  if (connection.headers) options.requestInit = { headers: connection.headers };
+  if (connection.fetch) options.fetch = connection.fetch;
+  return new StreamableHTTPClientTransport(new URL(connection.url), options);
+}
+
+/** A call failure as a typed error; an abort (the run's cancel or the engine's timeout) passes through. */
+function callError(error: unknown, name: string, signal: AbortSignal): unknown {
+  if (signal.aborted) return signal.reason ?? error;
+  if (ParlanceError.isInstance(error)) return error;
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.ConnectionClosed) {
+      return new ParlanceError('network', `The MCP server closed the connection during the call to "${name}"`, { cause: error });
+    }
+    if (error.code === ErrorCode.RequestTimeout) return new ParlanceError('timeout', `The MCP call to "${name}" timed out`, { cause: error });
+    return new ParlanceError('tool_error', error.message, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ParlanceError('network', `The MCP call to "${name}" failed: ${message}`, { cause: error });
+}
+
+/**
+ * Connects to an MCP server (or takes a connected `Client`) and returns its tools as
+ * engine tools that stay current when the server's list changes.
+ *
+ * @example
+ * ```ts
+ * import { createEngine } from '@parlance/engine';
+ * import { mcpTools } from '@parlance/mcp';
+ *
+ * const docs = await mcpTools({ url: 'https://mcp.example.com/mcp' }, { prefix: 'docs_', needsApproval: false });
+ * const engine = createEngine({ model: 'anthropic:claude-sonnet-4-5', tools: [docs] });
+ * const result = await engine.chat({ prompt: 'What does the changelog say about 2.0?' });
+ * await docs.close();
+ * ```
+ */
+export async function mcpTools(connection: McpConnection, options: McpToolsOptions = {}): Promise<McpToolSet> {
+  let client: Client;
+  let owned = false;
+  if (isClient(connection)) {
+    client = connection;
+    if (!client.transport) throw new ParlanceError('invalid_request', 'Connect the MCP client before passing it to mcpTools()');
+  } else {
+    client = new Client(options.clientInfo ?? { name: 'parlance', version: '0.1.0' });
+    owned = true;
+    try {
+      await client.connect(transportOf(connection));
+    } catch (cause) {
+      throw new ParlanceError('network', `Could not connect to the MCP server: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    }
+  }
+
+  /** Rejecters of calls in flight: a lost connection fails them all. */
+  const inFlight = new Set<(error: unknown) => void>();
+  let closed = false;
+  const failInFlight = (error: ParlanceError) => {
+    for (const reject of inFlight) reject(error);
+    inFlight.clear();
+  };
+  const lost = () => new ParlanceError('network', 'The connection to the MCP server was lost');
+  const previousClose = client.onclose;
+  client.onclose = () => {
+    closed = true;
+    failInFlight(lost());
+    previousClose?.();
+  };
+  let probing = false;
+  const previousError = client.onerror;
+  client.onerror = (error) => {
+    previousError?.(error);
+    if (inFlight.size === 0 || probing || closed) return;
+    // A broken stream does not fail the request it carried: ask the server whether it is still there.
+    probing = true;
+    client
+      .ping({ timeout: PROBE_TIMEOUT_MS })
+      .catch(() => failInFlight(lost()))
+      .finally(() => {
+        probing = false;
+      });
+  };
+
+  const call = async (name: string, input: unknown, signal: AbortSignal, timeoutMs: number | undefined): Promise<unknown> => {
+    if (closed) throw new ParlanceError('network', `The MCP server is not connected: "${name}" was not called`);
+    let reject!: (error: unknown) => void;
+    const broken = new Promise<never>((_, r) => (reject = r));
+    broken.catch(() => {});
+    inFlight.add(reject);
+    try {
+      const request = client.callTool({ name, arguments: (input ?? {}) as Record<string, unknown> }, undefined, {
+        signal,
+        timeout: timeoutMs ?? NO_SDK_TIMEOUT,
+      });
+      request.catch(() => {});
+      const result = await Promise.race([request, broken]);
+      return toToolOutput(result, name);
+    } catch (error) {
+      throw callError(error, name, signal);
+    } finally {
+      inFlight.delete(reject);
+    }
+  };
+
+  const build = (listed: McpTool[]): AnyTool[] => {
+    const offered = options.filter ? listed.filter(options.filter) : listed;
+    const names = engineToolNames(
+      offered.map((t) => t.name),
+      options.prefix,
+    );
+    return offered.map((server, i) => {
+      const settings = options.tools?.[server.name] ?? {};
+      const needsApproval = settings.needsApproval ?? options.needsApproval;
+      const timeoutMs = settings.timeoutMs ?? options.timeoutMs;
+      const description = server.description ?? server.title ?? server.annotations?.title;
+      return tool({
+        name: names[i]!,
+        ...(description !== undefined ? { description } : {}),
+        input: server.inputSchema as JSONSchema,
+        ...(needsApproval !== undefined ? { needsApproval } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        execute: (input, context) => call(server.name, input, context.signal, timeoutMs),
+      });
+    });
+  };
+
+  const listAll = async (): Promise<McpTool[]> => {
+    const out: McpTool[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+    for (let page = 0; ; page++) {
+      if (page >= maxPages) throw new ParlanceError('invalid_response', `The MCP server's tool list has more than ${maxPages} pages`);
+      const result = await client.listTools(cursor === undefined ? {} : { cursor });
+      out.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) return out;
+      if (seen.has(cursor)) throw new ParlanceError('invalid_response', 'The MCP server repeated a tools/list cursor');
+      seen.add(cursor);
+    }
+  };
+
+  let current: readonly AnyTool[] = [];
+  let pending: Promise<readonly AnyTool[]> | undefined;
+  let dirty = false;
+  const refresh = (): Promise<readonly AnyTool[]> => {
+    dirty = true;
+    pending ??= (async () => {
+      try {
+        // Changes announced while a list is read are picked up by reading again.
+        while (dirty) {
+          dirty = false;
+          current = build(await listAll());
+        }
+        return current;
+      } finally {
+        pending = undefined;
+      }
+    })();
+    return pending;
+  };
+
+  try {
+    await refresh();
+  } catch (error) {
+    if (owned) await client.close().catch(() => {});
+    throw ParlanceError.isInstance(error) ? error : new ParlanceError('invalid_response', `Could not list the MCP server's tools: ${String(error)}`, { cause: error });
+  }
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    try {
+      options.onToolsChanged?.(await refresh());
+    } catch {
+      // The previous list stays; its calls fail with typed errors if the server is gone.
+    }
+  });
+
+  return {
+    client,
+    get tools() {
+      return current;
+    },
+    async currentTools() {
+      if (pending) await pending.catch(() => {});
+      return current;
+    },
+    refresh,
+    async close() {
+      if (owned) await client.close();
+    },
+  };
+}
