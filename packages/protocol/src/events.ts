@@ -130,6 +130,8 @@ export interface ErrorEvent {
   message: string;
   retryable: boolean;
   status?: number;
+  /** How long the provider asked to wait before trying again (its Retry-After), in ms. */
+  retryAfterMs?: number;
 }
 
 // The engine's events.
@@ -244,9 +246,10 @@ export const EVENT_TYPES = [
 
 
 /** Builds the error event for a ParlanceError-like value. */
-export function errorEvent(error: { code: ErrorCode; message: string; retryable: boolean; status?: number }): ErrorEvent {
+export function errorEvent(error: { code: ErrorCode; message: string; retryable: boolean; status?: number; retryAfterMs?: number }): ErrorEvent {
   const event: ErrorEvent = { type: 'error', code: error.code, message: error.message, retryable: error.retryable };
   if (error.status !== undefined) event.status = error.status;
+  if (error.retryAfterMs !== undefined) event.retryAfterMs = error.retryAfterMs;
   return event;
 }
 

@@ -221,6 +221,7 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
     case 'error': {
       const error: ErrorPayload = { code: event.code, message: event.message, retryable: event.retryable };
       if (event.status !== undefined) error.status = event.status;
+      if (event.retryAfterMs !== undefined) error.retryAfterMs = event.retryAfterMs;
       return { ...state, error };
     }
     case 'object-delta':

@@ -19,7 +19,7 @@ function setup(script: ScriptedTurn[], tools: Parameters<typeof engineRunner>[0]
   const mock = openaiCompatible({ id: 'mock', baseURL: 'http://mock.local/v1', apiKeyEnv: 'MOCK_API_KEY', fetch });
   const app = createParlanceApp({
     models: [{ id: 'mock:model', provider: 'mock' }],
-    env: { MOCK_API_KEY: 'sk-mock-secret' },
+    env: { MOCK_API_KEY: 'sk-mock-secret', PARLANCE_SECRET: 'engine-runner-test-secret-0123456789abcdef' },
     run: engineRunner({
       engine: { ...tools.engine, resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { mock } }) },
     }),

@@ -12,13 +12,24 @@ export interface EngineRunnerOptions {
 }
 
 export function engineRunner(options: EngineRunnerOptions = {}): ChatRunner {
-  return (input) => {
-    const settings = typeof options.engine === 'function' ? options.engine(input.env) : (options.engine ?? {});
+  const settingsFor = (env: Env) => (typeof options.engine === 'function' ? options.engine(env) : (options.engine ?? {}));
+  const runner: ChatRunner = (input) => {
+    const settings = settingsFor(input.env);
     const engine = createEngine({ ...settings, env: input.env, generateId: () => input.generateId('msg') });
     const call: Parameters<typeof engine.streamChat>[0] = { ...input.options, thread: input.thread, model: input.model, signal: input.signal };
     if (input.resume) call.resume = input.resume;
     return engine.streamChat(call);
   };
+  // What the server needs to know before running: whether there are tools (then it must sign), and which
+  // configured header values are credentials (to scrub them from every event).
+  runner.profile = (env) => {
+    const settings = settingsFor(env);
+    const secrets = Object.entries(settings.headers ?? {})
+      .filter(([name]) => /auth|key|token|secret|cookie|session|password|credential/i.test(name))
+      .map(([, value]) => value);
+    return { tools: settings.tools?.length ?? 0, secrets };
+  };
+  return runner;
 }
 
 /** Model entries with capabilities from the engine's catalog, for `GET /models`. */

@@ -187,7 +187,7 @@ describe('POST /runs/:runId/cancel', () => {
 
 describe('GET /models', () => {
   it('lists the offered models, filtered by the per-principal allow-list', async () => {
-    const { app } = appWith({ authorize: (r) => r.headers.get('x-user') ?? undefined, allowModel: (p, m) => p === 'admin' || m === 'mock:echo' });
+    const { app } = appWith({ authorize: (r) => (r.headers.get('x-user') ? { id: r.headers.get('x-user')! } : undefined), allowModel: (p, m) => p?.id === 'admin' || m === 'mock:echo' });
     const user = await app.request('/models', { headers: { 'x-user': 'bob' } });
     expect(await user.json()).toEqual({ models: [models[0]] });
     const admin = await app.request('/models', { headers: { 'x-user': 'admin' } });
@@ -197,7 +197,7 @@ describe('GET /models', () => {
 
 describe('bad input', () => {
   const cases: [string, () => Response | Promise<Response>, number, string][] = [];
-  const { app } = appWith({ maxBodyBytes: 2048, authorize: (r) => (r.headers.get('x-user') ? { id: r.headers.get('x-user') } : undefined), allowModel: (_p, m) => m !== 'mock:premium' });
+  const { app } = appWith({ maxBodyBytes: 2048, authorize: (r) => (r.headers.get('x-user') ? { id: r.headers.get('x-user')! } : undefined), allowModel: (_p, m) => m !== 'mock:premium' });
   const auth = { 'x-user': 'ann' };
   cases.push(['malformed JSON', () => app.request('/chat', chatRequest('{"thread":', auth)), 400, 'invalid_request']);
   cases.push(['wrong types', () => app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 5 }, auth)), 400, 'invalid_request']);

@@ -22,12 +22,16 @@ import {
   type Usage,
   createThread,
 } from '@parlance/protocol';
+import type { ThreadTrust } from '@parlance/engine';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { createMemoryRunStore } from './memory-run-store.ts';
 import { executeRun } from './run-execution.ts';
 import { type RunRecord, type RunStore, storeUnavailable } from './run-store.ts';
+import { type AllowedOrigins, checkJsonContentType, checkOrigin, jsonDepthExceeds } from './request-guard.ts';
 import { type ChatBody, chatBodySchema, clientOptionsSchema, type Resume } from './schema.ts';
+import { createScrubber, envSecrets } from './scrub.ts';
+import { createTrustResolver, isDevelopment, missingSecretError, type RunnerProfile, signingSecrets } from './server-trust.ts';
 import type { ZodType } from 'zod';
 import { sseResponse } from './sse.ts';
 
@@ -41,6 +45,16 @@ export interface ModelEntry {
 
 export type Env = Record<string, string | undefined>;
 
+/**
+ * Who is asking, as `authorize` says. `id` keys ownership: a run belongs to the principal
+ * whose `id` started it (compared as a whole string, never by prefix), and a repeated
+ * `clientRequestId` joins a run only for the same `id`.
+ */
+export interface Principal {
+  id: string;
+  [key: string]: unknown;
+}
+
 export interface ChatRunInput {
   runId: string;
   thread: Thread;
@@ -49,16 +63,21 @@ export interface ChatRunInput {
   resume?: Resume;
   signal: AbortSignal;
   env: Env;
-  principal: unknown;
+  /** The principal `authorize` returned (undefined without `authorize`). */
+  principal: Principal | undefined;
   generateId: (prefix: string) => string;
 }
 
-/** Runs a chat and yields protocol events, ending with exactly one `chat-finish`. */
-export type ChatRunner = (input: ChatRunInput) => AsyncIterable<Event>;
+/**
+ * Runs a chat and yields protocol events, ending with exactly one `chat-finish`. `profile`
+ * (set by `engineRunner`) tells the server whether the runner has tools, so it must sign,
+ * and which configured values are credentials, so it scrubs them.
+ */
+export type ChatRunner = ((input: ChatRunInput) => AsyncIterable<Event>) & { profile?: (env: Env) => RunnerProfile };
 
 export interface RunFinish {
   runId: string;
-  principal: unknown;
+  principal: Principal | undefined;
   model: string;
   haltReason: HaltReason;
   usage: Usage;
@@ -81,12 +100,38 @@ export interface ParlanceServerOptions {
   models: ModelEntry[] | ((env: Env) => ModelEntry[] | Promise<ModelEntry[]>);
   /** The model used when a request names none (default: the first offered). */
   defaultModel?: string;
-  /** Returns a principal (any value) or a Response to refuse the request (401/403). */
-  authorize?: (request: Request) => unknown | Response | Promise<unknown | Response>;
+  /**
+   * Returns the principal (`{ id: string, ... }`; `id` keys run ownership and request dedupe),
+   * a falsy value (401), or a Response to refuse the request. Setting it turns the `Origin`
+   * check on (see `allowedOrigins`).
+   */
+  authorize?: (request: Request) => AuthorizeResult | Promise<AuthorizeResult>;
   /** Per-principal allow-list: may this principal use this model? */
-  allowModel?: (principal: unknown, model: string) => boolean | Promise<boolean>;
+  allowModel?: (principal: Principal | undefined, model: string) => boolean | Promise<boolean>;
   /** Returns a Response (e.g. 429) to refuse, anything else to proceed. */
-  rateLimit?: (principal: unknown, request: Request) => undefined | Response | Promise<undefined | Response>;
+  rateLimit?: (principal: Principal | undefined, request: Request) => undefined | Response | Promise<undefined | Response>;
+  /**
+   * The key that signs every tool call, result and pause a run produces, so the thread the
+   * browser sends back can be verified (at least 32 characters; a list rotates keys: the first
+   * signs, all verify). Default: `PARLANCE_SECRET`, then `PARLANCE_SECRET_PREVIOUS` (comma-separated)
+   * from the environment. A server whose runner has tools refuses to start without one, unless
+   * `development` is set. See SECURITY.md.
+   */
+  secret?: string | readonly string[];
+  /** Run tools without a signing secret, trusting the browser's thread (default: NODE_ENV === 'development'). */
+  development?: boolean;
+  /** Accept `system` messages in the posted thread (default false: the system prompt is the server's). */
+  allowSystemMessages?: boolean;
+  /**
+   * Origins allowed to send POSTs (`/chat`, cancel) from a browser, besides the server's own.
+   * Default: only the server's own when `authorize` is set (cookies must not work cross-site),
+   * anyone ('*') otherwise. A request with no `Origin` (not a browser) is always let through.
+   */
+  allowedOrigins?: AllowedOrigins;
+  /** More values to scrub from every event (besides secret-looking environment variables and the signing secret). */
+  secrets?: readonly string[];
+  /** Arrays and objects in a request body may nest this deep (default 64); deeper is a 400. */
+  maxJsonDepth?: number;
   onFinish?: (finish: RunFinish) => void | Promise<void>;
   /**
    * Where runs live (default: `createMemoryRunStore()`, this process's memory). Behind a load
@@ -111,6 +156,9 @@ export interface ParlanceServerOptions {
   /** A path prefix the routes live under when the app is not mounted by a parent (e.g. '/api' for a Next.js catch-all route). */
   basePath?: string;
 }
+
+/** What `authorize` may return. */
+export type AuthorizeResult = Principal | Response | undefined | null | false;
 
 function randomId(prefix: string): string {
   return `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
@@ -150,25 +198,6 @@ async function readBody(request: Request, limit: number): Promise<string | Respo
   return new TextDecoder().decode(bytes);
 }
 
-/** Values of secret-looking environment variables, to scrub from anything sent to a client. */
-function secretsOf(env: Env): string[] {
-  const out: string[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (value && value.length >= 8 && /KEY|TOKEN|SECRET|PASSWORD/i.test(name)) out.push(value);
-  }
-  return out;
-}
-
-/** A last line of defence: an upstream error that echoes a key must not carry it to the browser. */
-function scrub(event: Event, secrets: string[]): Event {
-  if (secrets.length === 0 || (event.type !== 'error' && event.type !== 'chat-finish')) return event;
-  const text = JSON.stringify(event);
-  if (!secrets.some((s) => text.includes(s))) return event;
-  let clean = text;
-  for (const secret of secrets) clean = clean.split(secret).join('[redacted]');
-  return JSON.parse(clean) as Event;
-}
-
 function runtimeEnv(c: Context, fallback: Env | undefined): Env {
   if (fallback) return fallback;
   const bindings = c.env as Record<string, unknown> | undefined;
@@ -178,6 +207,25 @@ function runtimeEnv(c: Context, fallback: Env | undefined): Env {
     if (Object.keys(out).length) return out;
   }
   return (globalThis as { process?: { env?: Env } }).process?.env ?? {};
+}
+
+/** The collision-free key of a request: principal id and client request id as a JSON pair. */
+function requestKey(principal: Principal | undefined, clientRequestId: string): string {
+  return JSON.stringify([principal?.id ?? null, clientRequestId]);
+}
+
+/** Whether a stored run belongs to this principal (the whole id compared, never a prefix). */
+function ownedBy(key: string, principal: Principal | undefined): boolean {
+  try {
+    const parsed = JSON.parse(key) as unknown;
+    return Array.isArray(parsed) && parsed.length === 2 && parsed[0] === (principal?.id ?? null);
+  } catch {
+    return false;
+  }
+}
+
+function refusal(error: ParlanceError, issues?: unknown): Response {
+  return errorResponse(error.status ?? 400, error.code, error.message, issues);
 }
 
 function waitUntil(c: Context, promise: Promise<unknown>) {
@@ -201,48 +249,59 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     }
   };
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
+  const maxJsonDepth = options.maxJsonDepth ?? 64;
+  const allowedOrigins: AllowedOrigins = options.allowedOrigins ?? (options.authorize ? [] : '*');
+  const profile = (env: Env) => options.run.profile?.(env);
+  const trustFor = createTrustResolver(options, profile);
+  // Refuse to start a server with tools and no signing secret, where the environment is known now
+  // (on Workers, bindings only exist per request: there the first request is refused instead).
+  const startEnv = options.env ?? (globalThis as { process?: { env?: Env } }).process?.env;
+  if (startEnv && !signingSecrets(options, startEnv) && !isDevelopment(options, startEnv) && (profile(startEnv)?.tools ?? 0) > 0) {
+    throw missingSecretError();
+  }
 
   async function offered(env: Env): Promise<ModelEntry[]> {
     return typeof options.models === 'function' ? await options.models(env) : options.models;
   }
 
-  async function authorize(request: Request): Promise<{ principal: unknown } | Response> {
+  async function authorize(request: Request): Promise<{ principal: Principal | undefined } | Response> {
     if (!options.authorize) return { principal: undefined };
-    const result = await options.authorize(request);
+    const result: unknown = await options.authorize(request);
     if (result instanceof Response) return result;
     if (result === undefined || result === null || result === false) {
       return errorResponse(401, 'authentication', 'Authentication required');
     }
-    return { principal: result };
-  }
-
-  function principalKey(principal: unknown): string {
-    if (principal === undefined) return 'anonymous';
-    if (typeof principal === 'string') return principal;
-    const id = (principal as { id?: unknown })?.id;
-    return typeof id === 'string' ? id : JSON.stringify(principal);
+    const id = typeof result === 'object' ? (result as { id?: unknown }).id : undefined;
+    if (typeof id !== 'string' || id === '') {
+      // A configuration error, not the caller's: keying runs by anything else (a JSON dump, a prefix) is how they leak.
+      throw new ParlanceError('server_error', '`authorize` must return a principal with a non-empty string `id`', { retryable: false });
+    }
+    return { principal: result as Principal };
   }
 
   /** Starts the run, or joins the one this request key already started; the run goes on after the response. */
-  async function startRun(c: Context, body: ChatBody, thread: Thread, model: string, principal: unknown): Promise<string> {
+  async function startRun(c: Context, body: ChatBody, thread: Thread, model: string, principal: Principal | undefined, trust: ThreadTrust | undefined): Promise<string> {
     const { run, created } = await store
-      .create({ id: generateId('run'), requestKey: `${principalKey(principal)}:${body.clientRequestId}`, createdAt: Date.now() })
+      .create({ id: generateId('run'), requestKey: requestKey(principal, body.clientRequestId), createdAt: Date.now() })
       .catch((error: unknown) => {
         throw storeUnavailable(error);
       });
     if (!created) return run.id;
     const runId = run.id;
     const env = runtimeEnv(c, options.env);
-    const secrets = secretsOf(env);
+    const scrub = createScrubber([...envSecrets(env), ...(options.secrets ?? []), ...(profile(env)?.secrets ?? []), ...(signingSecrets(options, env) ?? [])]);
     const work = executeRun({
       store,
       runId,
       run: (signal) => {
         const input: ChatRunInput = { runId, thread, model, options: body.options ?? {}, signal, env, principal, generateId };
         if (body.resume) input.resume = body.resume;
-        return options.run(input);
+        // Every event is scrubbed, then signed: what is signed is exactly what the browser gets.
+        const events = prepared(options.run(input), (raw) => scrub(raw.type === 'message-start' && !raw.messageId ? { ...raw, messageId: generateId('msg') } : raw));
+        return trust ? trust.signEvents(thread, events) : events;
       },
-      prepare: (raw) => scrub(raw.type === 'message-start' && !raw.messageId ? { ...raw, messageId: generateId('msg') } : raw, secrets),
+      // The events executeRun writes itself (a runner's exception, a stop) are scrubbed too.
+      prepare: (event) => (event.type === 'error' || event.type === 'chat-finish' ? scrub(event) : event),
       onFinish: async (event) => {
         const finish: RunFinish = { runId, principal, model, haltReason: event.haltReason, usage: event.usage };
         if (event.thread) finish.thread = event.thread;
@@ -255,6 +314,10 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
   }
 
   app.post('/chat', async (c) => {
+    const badOrigin = checkOrigin(c.req.raw, allowedOrigins);
+    if (badOrigin) return refusal(badOrigin);
+    const notJson = checkJsonContentType(c.req.raw);
+    if (notJson) return refusal(notJson);
     const auth = await authorize(c.req.raw);
     if (auth instanceof Response) return auth;
     const { principal } = auth;
@@ -264,6 +327,9 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     }
     const text = await readBody(c.req.raw, maxBodyBytes);
     if (text instanceof Response) return text;
+    if (jsonDepthExceeds(text, maxJsonDepth)) {
+      return errorResponse(400, 'invalid_request', `The body nests arrays and objects deeper than ${maxJsonDepth} levels`);
+    }
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -292,6 +358,16 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
       return errorResponse(400, 'invalid_request', e.message, [{ path, message: e.message }]);
     }
     const env = runtimeEnv(c, options.env);
+    // The trust boundary: nothing in the thread runs, and nothing answers a pause, unless this server signed it.
+    const trust = trustFor(env);
+    try {
+      if (trust) await trust.verifyThread(thread, { ...(body.resume ? { resume: body.resume } : {}), allowSystemMessages: options.allowSystemMessages ?? false });
+      else if (!options.allowSystemMessages) refuseSystemMessages(thread);
+    } catch (error) {
+      const e = ParlanceError.from(error);
+      const path = e.path?.[0] === 'messages' && body.thread ? ['thread', ...e.path] : e.path;
+      return refusal(e, path ? [{ path, message: e.message }] : undefined);
+    }
     const models = await offered(env);
     const model = body.model ?? options.defaultModel ?? models[0]?.id;
     if (!model || !models.some((m) => m.id === model)) {
@@ -300,7 +376,7 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     if (options.allowModel && !(await options.allowModel(principal, model))) {
       return errorResponse(403, 'permission', `You may not use model "${model}"`);
     }
-    const runId = await startRun(c, body, thread, model, principal);
+    const runId = await startRun(c, body, thread, model, principal, trust);
     return sseResponse((signal) => store.follow(runId, -1, signal), { runId, heartbeatMs, onError: (error) => reportError(error, { runId }) });
   });
 
@@ -312,7 +388,7 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     const run = await store.get(runId).catch((error: unknown) => {
       throw storeUnavailable(error);
     });
-    if (!run || !run.requestKey.startsWith(`${principalKey(auth.principal)}:`)) {
+    if (!run || !ownedBy(run.requestKey, auth.principal)) {
       return errorResponse(404, 'not_found', `No run "${runId}"`);
     }
     return { runId, run };
@@ -321,13 +397,33 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
   app.get('/runs/:runId/events', async (c) => {
     const found = await ownRun(c);
     if (found instanceof Response) return found;
-    const { runId } = found;
-    const last = parseEventId(c.req.header('Last-Event-ID') ?? c.req.query('lastEventId'));
-    const after = last && last.runId === runId ? last.sequence : -1;
+    const { runId, run } = found;
+    const raw = c.req.header('Last-Event-ID') ?? c.req.query('lastEventId');
+    const last = raw === undefined || raw === '' ? undefined : parseEventId(raw);
+    if (raw !== undefined && raw !== '' && (!last || last.runId !== runId)) {
+      return errorResponse(400, 'invalid_request', `Last-Event-ID must be "${runId}:<sequence>"`);
+    }
+    const after = last ? last.sequence : -1;
+    if (after >= 0 && run.status === 'finished' && !(await hasEvent(runId, after))) {
+      return errorResponse(400, 'invalid_request', `Run "${runId}" has no event ${after}`);
+    }
     return sseResponse((signal) => store.follow(runId, after, signal), { runId, heartbeatMs, onError: (error) => reportError(error, { runId }) });
   });
 
+  /** Whether a stored run has an event with this sequence (it has them all from 0 to its last). */
+  async function hasEvent(runId: string, seq: number): Promise<boolean> {
+    const peek = new AbortController();
+    try {
+      for await (const stored of store.follow(runId, seq - 1, peek.signal)) return stored.seq === seq;
+      return false;
+    } finally {
+      peek.abort();
+    }
+  }
+
   app.post('/runs/:runId/cancel', async (c) => {
+    const badOrigin = checkOrigin(c.req.raw, allowedOrigins);
+    if (badOrigin) return refusal(badOrigin);
     const found = await ownRun(c);
     if (found instanceof Response) return found;
     const { runId, run } = found;
@@ -359,6 +455,19 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     return response;
   });
   return app;
+}
+
+/** Without a signing secret (development, or no tools), system messages are still refused unless allowed. */
+function refuseSystemMessages(thread: Thread): void {
+  const at = thread.messages.findIndex((m) => m.role === 'system');
+  if (at >= 0) {
+    throw new ParlanceError('permission', "System messages are the server's: a client may not send one", { status: 403, path: ['messages', at, 'role'] });
+  }
+}
+
+/** The runner's events through `map`, one by one. */
+async function* prepared(events: AsyncIterable<Event>, map: (event: Event) => Event): AsyncGenerator<Event> {
+  for await (const event of events) yield map(event);
 }
 
 /** The same app as a plain `(request) => Promise<Response>`: a Next.js or Remix route handler. */

@@ -14,7 +14,7 @@ export const resumeSchema = z
 export const chatBodySchema = z
   .object({
     thread: z.record(z.string(), json).optional(),
-    messages: z.array(json).optional(),
+    messages: z.array(json).min(1).optional(),
     model: z.string().min(1).max(200).optional(),
     options: z.record(z.string(), json).optional(),
     clientRequestId: z.string().min(1).max(200),
@@ -24,6 +24,10 @@ export const chatBodySchema = z
   .refine((body) => body.thread !== undefined || body.messages !== undefined, {
     message: 'Send a thread or messages',
     path: ['thread'],
+  })
+  .refine((body) => body.thread === undefined || body.messages === undefined, {
+    message: 'Send a thread or messages, not both',
+    path: ['messages'],
   });
 
 export type ChatBody = z.infer<typeof chatBodySchema>;
@@ -33,6 +37,9 @@ export type Resume = z.infer<typeof resumeSchema>;
  * The call options a browser may set. Everything else (tools, system prompt, extras,
  * keys) is the server's to decide; an unknown option is a 400, not silently ignored.
  */
+/** The most thinking tokens a browser may ask for (the largest budget any provider accepts today is 128K). */
+const MAX_THINKING_BUDGET = 128_000;
+
 export const clientOptionsSchema = z
   .object({
     temperature: z.number().min(0).max(2).optional(),
@@ -41,7 +48,7 @@ export const clientOptionsSchema = z
     thinking: z
       .union([
         z.literal(false),
-        z.object({ effort: z.enum(['minimal', 'low', 'medium', 'high', 'xhigh']).optional(), budgetTokens: z.number().int().positive().optional() }).strict(),
+        z.object({ effort: z.enum(['minimal', 'low', 'medium', 'high', 'xhigh']).optional(), budgetTokens: z.number().int().positive().max(MAX_THINKING_BUDGET).optional() }).strict(),
       ])
       .optional(),
   })

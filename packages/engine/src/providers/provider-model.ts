@@ -86,6 +86,8 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       const key =
         authHeader && userHeaders[authHeader] === undefined ? await resolveApiKey(definition.auth, settings, name) : undefined;
       if (key) secrets.push(key);
+      // A credential set through `headers` (a proxy token) is as secret as a key.
+      secrets.push(...headerSecrets(userHeaders, authHeader));
       const context: ModelContext = { provider, modelId, dialect: dialectId, info, request: { ...adjusted, model: modelId } };
       let body = dialect.encodeRequest(context.request);
       if (definition.modifyBody) body = definition.modifyBody(body, context);
@@ -118,7 +120,13 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       if (finished) return;
       const error = ParlanceError.from(thrown);
       if (!started) yield finalize({ type: 'message-start' });
-      yield errorEvent({ code: error.code, message: redact(error.message, secrets), retryable: error.retryable, ...(error.status === undefined ? {} : { status: error.status }) });
+      yield errorEvent({
+        code: error.code,
+        message: redact(error.message, secrets),
+        retryable: error.retryable,
+        ...(error.status === undefined ? {} : { status: error.status }),
+        ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+      });
       yield finalize({ type: 'finish', finishReason: error.code === 'aborted' ? 'cancelled' : 'error', usage: {} });
     }
   }
@@ -132,4 +140,16 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
     toJSON: () => ({ provider, modelId, dialect: dialectId }),
   };
   return model;
+}
+
+/** Credential-looking header values (and the token after an auth scheme such as `Bearer`). */
+function headerSecrets(headers: Record<string, string | undefined>, authHeader: string | undefined): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (!value || (name !== authHeader && !/auth|key|token|secret|cookie|session|password|credential|signature/i.test(name))) continue;
+    out.push(value);
+    const scheme = /^[A-Za-z]+ +(\S{6,})$/.exec(value);
+    if (scheme) out.push(scheme[1]!);
+  }
+  return out;
 }

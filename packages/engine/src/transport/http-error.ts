@@ -12,6 +12,7 @@
  */
 import { ParlanceError, errorCodeForStatus, type ErrorCode } from '@parlance/protocol';
 import { redact } from './redact.ts';
+import { sanitizeErrorText } from './sanitize-error.ts';
 
 /** What a provider's error body says, as far as it could be read. */
 export interface ProviderErrorInfo {
@@ -123,7 +124,8 @@ export interface HttpErrorInput {
 export function httpError(input: HttpErrorInput): ParlanceError {
   const info = { ...readErrorBody(input.body), ...input.parse?.(input.status, input.body) };
   const { code, retryable } = classifyError(input.status, info);
-  const detail = info.message ?? (input.statusText || 'no message');
+  // The body is the upstream's: echoed headers, internal URLs and hosts stay on the server.
+  const detail = sanitizeErrorText(info.message ?? (input.statusText || 'no message'));
   const message = redact(`${input.providerName} returned HTTP ${input.status}: ${detail}`, input.secrets ?? []);
   const options: ConstructorParameters<typeof ParlanceError>[2] = {
     status: input.status,

@@ -182,7 +182,9 @@ describe('createThreadTrust', () => {
       yield { type: 'message-start', messageId: 'a1' } as const;
       yield { type: 'tool-call-start', id: 'c1', name: 'get_balance' } as const;
       yield { type: 'tool-call-delta', id: 'c1', delta: '{"x":' } as const;
-      yield { type: 'chat-finish', haltReason: 'cancelled', usage: {}, thread } as const;
+      // The runner's own final thread (unsigned): the signer hands out its signed copy of each message.
+      const cut: Message = { id: 'a1', role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'get_balance', input: '{"x":' }] };
+      yield { type: 'chat-finish', haltReason: 'cancelled', usage: {}, thread: { ...thread, messages: [...thread.messages, cut] } } as const;
     })();
     const result = await collect(trust.signEvents(thread, events));
     const call = result.thread.messages[1]!.parts[0] as ToolCallPart;

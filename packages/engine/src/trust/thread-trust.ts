@@ -218,9 +218,15 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
             yield pass(event);
             break;
           }
-          const finish = reduceEvents(state, event);
-          state = finish;
-          yield event.thread ? { ...event, thread: { ...event.thread, messages: finish.messages } } : event;
+          state = reduceEvents(state, event);
+          if (!event.thread) {
+            yield event;
+            break;
+          }
+          // The runner's thread, with each message as signed here (the runner may have left some out,
+          // such as an empty message of a failed attempt, so its list decides which messages there are).
+          const signed = new Map(state.messages.map((m) => [m.id, m]));
+          yield { ...event, thread: { ...event.thread, messages: event.thread.messages.map((m) => signed.get(m.id) ?? m) } };
           break;
         }
         case 'tool-result': {

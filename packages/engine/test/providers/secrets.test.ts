@@ -27,6 +27,38 @@ describe('API keys', () => {
     expect(JSON.stringify(events)).not.toContain(KEY);
   });
 
+  it('set as a proxy token through `headers` are redacted too, raw, base64 and URL-encoded, in every upstream error mode', async () => {
+    const TOKEN = 'pt-proxy/token+do-not-leak=42';
+    const b64 = Buffer.from(TOKEN).toString('base64');
+    const bodies: [number, string][] = [
+      [401, JSON.stringify({ error: { message: `bad token ${TOKEN}` } })],
+      [403, JSON.stringify({ error: { message: `echo: ${b64}` } })],
+      [502, `<html>gateway saw ${encodeURIComponent(TOKEN)} from http://10.1.2.3:8443/x</html>`],
+      [500, JSON.stringify({ message: `Request headers: x-proxy-token: ${TOKEN}` })],
+      [400, JSON.stringify({ detail: [{ msg: `token=${b64.replace(/=+$/, '')}` }] })],
+    ];
+    for (const [status, body] of bodies) {
+      const server = await serve((_req, res) => {
+        res.writeHead(status, { 'content-type': body.startsWith('<') ? 'text/html' : 'application/json' });
+        res.end(body);
+      });
+      const model = openai.model('gpt-5', { baseURL: server.url, headers: { 'x-proxy-token': TOKEN, authorization: `Bearer ${TOKEN}` }, retry: false });
+      const events = await drain(model.stream({ messages }));
+      const text = JSON.stringify(events);
+      expect(events.find((e) => e.type === 'error'), body).toBeDefined();
+      for (const form of [TOKEN, b64, b64.replace(/=+$/, ''), encodeURIComponent(TOKEN), '10.1.2.3', '8443']) expect(text, `${status}: ${form}`).not.toContain(form);
+    }
+  });
+
+  it('a 429\'s Retry-After travels on the error event as retryAfterMs', async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3600' });
+      res.end(JSON.stringify({ error: { message: 'slow down' } }));
+    });
+    const events = await drain(openai.model('gpt-5', { baseURL: server.url, apiKey: KEY, retry: false }).stream({ messages }));
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'rate_limited', retryable: true, retryAfterMs: 3_600_000 });
+  });
+
   it('never appear in a serialized or inspected model or provider', () => {
     const provider = openai.withSettings({ apiKey: KEY });
     const model = provider.model('gpt-5');
