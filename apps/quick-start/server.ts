@@ -5,7 +5,7 @@ import { catalogModels, createParlanceApp, engineRunner } from '@parlance/server
 
 const weather = tool({ name: 'weather', input: z.object({ city: z.string() }), execute: async ({ city }) => ({ city, tempC: 21 }) });
 
-// Provider keys come from the server's environment (process.env or Workers bindings), never from the browser.
+// Provider keys and PARLANCE_SECRET (signs tool calls, see SECURITY.md) come from the server's environment, never from the browser.
 export const app = new Hono().route('/api', createParlanceApp({
   models: catalogModels(['anthropic:claude-sonnet-4-5']),
   run: engineRunner({ engine: { tools: [weather] } }),

@@ -52,9 +52,12 @@ describe('the Next.js route example', () => {
   });
 
   it('refuses a bad body with a 400 before calling the provider', async () => {
-    const res = await POST(new Request('http://localhost/api/chat/chat', { method: 'POST', body: 'not json' }));
+    const res = await POST(new Request('http://localhost/api/chat/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'not json' }));
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
+    // A body not declared as JSON (what a cross-site form can send) is refused before it is read.
+    const plain = await POST(new Request('http://localhost/api/chat/chat', { method: 'POST', body: '{}' }));
+    expect(plain.status).toBe(415);
     expect(upstream.requests).toHaveLength(0);
   });
 });

@@ -21,6 +21,19 @@ export interface DemoApiOptions {
   delayScale?: number;
   /** Look for a local Ollama (default true). */
   ollama?: boolean;
+  /**
+   * The key that signs tool calls and pauses (default: PARLANCE_SECRET, else one made up for this
+   * process: a thread paused before a restart can then not be resumed, only continued with a new message).
+   */
+  secret?: string;
+}
+
+let generated: string | undefined;
+
+/** 64 random hex characters, made once per process (on first use): the demo's signing key when none is configured. */
+function processSecret(): string {
+  generated ??= Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join('');
+  return generated;
 }
 
 const SYSTEM = [
@@ -30,10 +43,10 @@ const SYSTEM = [
 
 /**
  * The demo's `models`, `defaultModel` and `run` for `createParlanceApp` / `createParlanceHandler`:
- * the mock model always, real providers whose key is set. The framework apps (apps/next,
+ * the mock model always, real providers whose key is set, and the signing secret. The framework apps (apps/next,
  * apps/react-router) serve these from their routes.
  */
-export function demoServerOptions(options: DemoApiOptions = {}): Pick<ParlanceServerOptions, 'models' | 'defaultModel' | 'run'> & { mock: MockProviderHandler } {
+export function demoServerOptions(options: DemoApiOptions = {}): Pick<ParlanceServerOptions, 'models' | 'defaultModel' | 'run' | 'secret'> & { mock: MockProviderHandler } {
   const mock: MockProviderHandler = mockProviderServer({
     dialect: 'anthropic_messages',
     script: demoScript({ delayScale: options.delayScale ?? 1 }),
@@ -57,8 +70,10 @@ export function demoServerOptions(options: DemoApiOptions = {}): Pick<ParlanceSe
     },
   );
   const probe = options.ollama === false ? undefined : ollamaProbe();
+  const env = options.env ?? process.env;
   return {
     mock,
+    secret: options.secret ?? env.PARLANCE_SECRET ?? processSecret(),
     models: (env) => availableModels(env, probe),
     defaultModel: MOCK_MODEL_ID,
     run: withMessageUsage(

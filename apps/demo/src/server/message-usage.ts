@@ -9,7 +9,7 @@ import type { Event, Usage } from '@parlance/protocol';
 import type { ChatRunner } from '@parlance/server';
 
 export function withMessageUsage(run: ChatRunner): ChatRunner {
-  return async function* (input) {
+  const wrapped: ChatRunner = async function* (input) {
     const usage = new Map<string, Usage>();
     let current: string | undefined;
     for await (const raw of run(input)) {
@@ -30,4 +30,7 @@ export function withMessageUsage(run: ChatRunner): ChatRunner {
       yield event;
     }
   };
+  // The server reads the runner's profile (its tools, its credentials) through the wrapper.
+  if (run.profile) wrapped.profile = run.profile;
+  return wrapped;
 }

@@ -1,4 +1,4 @@
-import { createThread, parseThread, type Message, type Thread, type ToolCallPart, type ToolResultPart } from '@parlance/protocol';
+import { createThread, parseThread, type Event, type Message, type Thread, type ToolCallPart, type ToolResultPart } from '@parlance/protocol';
 import { fakeModel, type Script } from '@parlance/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -178,13 +178,13 @@ describe('createThreadTrust', () => {
   it('signs a call the stream cut off, so the cancelled thread still verifies', async () => {
     const trust = createThreadTrust({ secret: SECRET });
     const thread = createThread('t1', [user('hi')]);
-    const events = (async function* () {
-      yield { type: 'message-start', messageId: 'a1' } as const;
-      yield { type: 'tool-call-start', id: 'c1', name: 'get_balance' } as const;
-      yield { type: 'tool-call-delta', id: 'c1', delta: '{"x":' } as const;
+    const events = (async function* (): AsyncGenerator<Event> {
+      yield { type: 'message-start', messageId: 'a1' };
+      yield { type: 'tool-call-start', id: 'c1', name: 'get_balance' };
+      yield { type: 'tool-call-delta', id: 'c1', delta: '{"x":' };
       // The runner's own final thread (unsigned): the signer hands out its signed copy of each message.
       const cut: Message = { id: 'a1', role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'get_balance', input: '{"x":' }] };
-      yield { type: 'chat-finish', haltReason: 'cancelled', usage: {}, thread: { ...thread, messages: [...thread.messages, cut] } } as const;
+      yield { type: 'chat-finish', haltReason: 'cancelled', usage: {}, thread: { ...thread, messages: [...thread.messages, cut] } };
     })();
     const result = await collect(trust.signEvents(thread, events));
     const call = result.thread.messages[1]!.parts[0] as ToolCallPart;

@@ -223,10 +223,16 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
             yield event;
             break;
           }
-          // The runner's thread, with each message as signed here (the runner may have left some out,
-          // such as an empty message of a failed attempt, so its list decides which messages there are).
+          // The runner's own thread (its list decides which messages there are: it may leave out an empty
+          // message of a failed attempt; it may add metadata), with the parts and pause as signed here.
           const signed = new Map(state.messages.map((m) => [m.id, m]));
-          yield { ...event, thread: { ...event.thread, messages: event.thread.messages.map((m) => signed.get(m.id) ?? m) } };
+          const messages = event.thread.messages.map((m) => {
+            const mine = signed.get(m.id);
+            if (!mine) return m;
+            const { pause: _unsigned, ...rest } = m;
+            return mine.pause ? { ...rest, parts: mine.parts, pause: mine.pause } : { ...rest, parts: mine.parts };
+          });
+          yield { ...event, thread: { ...event.thread, messages } };
           break;
         }
         case 'tool-result': {
