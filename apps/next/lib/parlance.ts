@@ -4,4 +4,4 @@
 // In your app: `catalogModels([...])` and `engineRunner({ engine })`, as in the quick start.
 import { demoServerOptions } from '@parlance/demo/server';
 
-export const { models, run } = demoServerOptions();
+export const { models, run, secret } = demoServerOptions();

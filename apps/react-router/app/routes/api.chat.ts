@@ -2,10 +2,10 @@
 // route("api/chat/*", "routes/api.chat.ts")). GETs reach the loader, POSTs the action; both hand
 // the Request to the handler. Keys come from process.env, never from the browser.
 import { createParlanceHandler } from '@parlance/server';
-import { models, run } from '../parlance.server';
+import { models, run, secret } from '../parlance.server';
 import type { Route } from './+types/api.chat';
 
-const handler = createParlanceHandler({ basePath: '/api/chat', models, run });
+const handler = createParlanceHandler({ basePath: '/api/chat', models, run, secret });
 
 export const loader = ({ request }: Route.LoaderArgs) => handler(request);
 export const action = ({ request }: Route.ActionArgs) => handler(request);
