@@ -3,12 +3,25 @@
  * function) or the environment. The key only ever lives in the closure of one request.
  */
 import { ParlanceError } from '@parlance/protocol';
-import type { AuthDefinition, ProviderSettings } from './types.ts';
+import type { AuthDefinition, ProviderDefinition, ProviderSettings } from './types.ts';
 
 /** `process.env` where there is one (Node, Bun, Deno's compat), looked up at call time. */
 export function defaultEnv(): Record<string, string | undefined> {
   const process = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
   return process?.env ?? {};
+}
+
+/**
+ * Where requests go: `settings.baseURL`, else the definition's environment variable (as the official
+ * SDK reads it), else the definition's `baseURL`. No trailing slash.
+ */
+export function resolveBaseURL(definition: Pick<ProviderDefinition, 'baseURL' | 'baseURLEnv' | 'parseBaseURLEnv'>, settings: Pick<ProviderSettings, 'baseURL' | 'env'>): string {
+  let url = settings.baseURL;
+  if (!url && definition.baseURLEnv) {
+    const value = (settings.env ?? defaultEnv())[definition.baseURLEnv]?.trim();
+    if (value) url = definition.parseBaseURLEnv ? definition.parseBaseURLEnv(value) : value;
+  }
+  return (url || definition.baseURL).replace(/\/+$/, '');
 }
 
 export function envNames(auth: AuthDefinition): string[] {

@@ -19,7 +19,7 @@ import { computeCost, getModelInfo, type ModelInfo } from '../catalog/catalog.ts
 import { decodeResponse } from '../transport/decode-response.ts';
 import { redact } from '../transport/redact.ts';
 import { createTransport } from '../transport/transport.ts';
-import { authHeaders, resolveApiKey } from './auth.ts';
+import { authHeaders, resolveApiKey, resolveBaseURL } from './auth.ts';
 import { adjustRequest, checkInput } from './prepare-request.ts';
 import type { ModelContext, ProviderDefinition, ProviderModel, ProviderSettings } from './types.ts';
 
@@ -91,7 +91,7 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       const context: ModelContext = { provider, modelId, dialect: dialectId, info, request: { ...adjusted, model: modelId } };
       let body = dialect.encodeRequest(context.request);
       if (definition.modifyBody) body = definition.modifyBody(body, context);
-      const baseURL = (settings.baseURL ?? definition.baseURL).replace(/\/+$/, '');
+      const baseURL = resolveBaseURL(definition, settings);
       const headers: Record<string, string> = {
         'content-type': 'application/json',
         accept: dialect.framing === 'sse' ? 'text/event-stream' : 'application/x-ndjson',

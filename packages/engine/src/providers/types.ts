@@ -40,6 +40,14 @@ export interface ProviderDefinition {
   /** Named in error messages (default: the id). */
   name?: string;
   baseURL: string;
+  /**
+   * The environment variable that points this provider elsewhere, named as the provider's official
+   * SDK names it (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL`, `OLLAMA_HOST`).
+   * Read at call time from `settings.env` (default `process.env`); `settings.baseURL` wins over it.
+   */
+  baseURLEnv?: string;
+  /** Turns the variable's value into a base URL, when it is not one already (Ollama's `host:port`). */
+  parseBaseURLEnv?(value: string): string;
   auth: AuthDefinition;
   /** The dialect models speak unless `dialectFor` or the caller says otherwise. */
   dialect: DialectId;

@@ -9,6 +9,8 @@ export const anthropic = defineProvider({
   id: 'anthropic',
   name: 'Anthropic',
   baseURL: 'https://api.anthropic.com',
+  // The @anthropic-ai/sdk's variable (no /v1: the SDK, like us, adds /v1/messages).
+  baseURLEnv: 'ANTHROPIC_BASE_URL',
   auth: { env: 'ANTHROPIC_API_KEY', header: 'x-api-key' },
   dialect: 'anthropic_messages',
   headers: { 'anthropic-version': '2023-06-01' },

@@ -9,6 +9,8 @@ export const google = defineProvider({
   id: 'google',
   name: 'Google Gemini',
   baseURL: 'https://generativelanguage.googleapis.com',
+  // @google/genai's variable for the Gemini API (GOOGLE_VERTEX_BASE_URL is Vertex's); a host, the API version is added.
+  baseURLEnv: 'GOOGLE_GEMINI_BASE_URL',
   auth: { env: ['GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'GOOGLE_API_KEY'], header: 'x-goog-api-key' },
   dialect: 'google_gemini',
 });

@@ -5,10 +5,27 @@
  */
 import { defineProvider } from '../define-provider.ts';
 
+const DEFAULT_PORT = '11434';
+
+/**
+ * `OLLAMA_HOST` as Ollama's own clients read it (ollama-js `formatHost`): `host`, `host:port`,
+ * `:port` or a URL; no scheme means http and port 11434, a scheme without a port its default port.
+ */
+export function ollamaHostURL(host: string): string {
+  const bare = host.startsWith(':') ? `127.0.0.1${host}` : host;
+  const explicit = bare.includes('://');
+  const url = new URL(explicit ? bare : `http://${bare}`);
+  const port = url.port || (!explicit ? DEFAULT_PORT : url.protocol === 'https:' ? '443' : '80');
+  const auth = url.username ? `${url.username}${url.password ? `:${url.password}` : ''}@` : '';
+  return `${url.protocol}//${auth}${url.hostname}:${port}${url.pathname}`.replace(/\/+$/, '');
+}
+
 export const ollama = defineProvider({
   id: 'ollama',
   name: 'Ollama',
   baseURL: 'http://127.0.0.1:11434',
+  baseURLEnv: 'OLLAMA_HOST',
+  parseBaseURLEnv: ollamaHostURL,
   auth: { env: 'OLLAMA_API_KEY', optional: true },
   dialect: 'ollama_chat',
 });

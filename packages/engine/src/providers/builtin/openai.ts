@@ -10,6 +10,8 @@ export const openai = defineProvider({
   id: 'openai',
   name: 'OpenAI',
   baseURL: 'https://api.openai.com/v1',
+  // The openai SDK's variable: https://github.com/openai/openai-node#configuring-the-base-url (includes /v1).
+  baseURLEnv: 'OPENAI_BASE_URL',
   auth: { env: 'OPENAI_API_KEY' },
   dialect: 'openai_responses',
   modifyBody(body, { info, request }) {
