@@ -13,6 +13,8 @@ export {
   type DecoderOptions,
   type Dialect,
   type DialectId,
+  type EncodeOptions,
+  type EncodeWarning,
   type PathOptions,
   type WireEvent,
 } from './types.ts';

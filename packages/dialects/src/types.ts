@@ -57,6 +57,30 @@ export interface PathOptions {
   stream?: boolean;
 }
 
+/**
+ * A setting the encoder left out (or changed) because the API would reject the request with it.
+ *
+ * @example
+ * { setting: 'thinking', message: 'Anthropic rejects thinking with a forced tool: thinking was turned off for this request' }
+ */
+export interface EncodeWarning {
+  /** The request field concerned: `temperature`, `topP`, `thinking`, `toolChoice`, `output.strict`, `tools[2].strict`, ... */
+  setting: string;
+  message: string;
+}
+
+/**
+ * Options of `encodeRequest`.
+ *
+ * @example
+ * const warnings: EncodeWarning[] = [];
+ * const body = anthropicMessages.encodeRequest(request, { onWarning: (w) => warnings.push(w) });
+ */
+export interface EncodeOptions {
+  /** Called for each setting left out or changed so the request is one the API accepts. */
+  onWarning?: (warning: EncodeWarning) => void;
+}
+
 /** A dialect: the client side (encode a request, decode the stream) and the server side (decode a request, encode responses). */
 export interface Dialect extends ResponseEncoding, RequestDecoding {
   id: DialectId;
@@ -64,6 +88,11 @@ export interface Dialect extends ResponseEncoding, RequestDecoding {
   /** The request path relative to the provider's base URL. */
   path(model: string, options?: PathOptions): string;
   /** The JSON body for a streaming request. */
-  encodeRequest(request: ModelRequest): Record<string, unknown>;
+  encodeRequest(request: ModelRequest, options?: EncodeOptions): Record<string, unknown>;
+  /**
+   * HTTP headers an encoded body needs (e.g. Anthropic's `anthropic-beta` for beta blocks);
+   * the transport adds them to its own.
+   */
+  requestHeaders?(body: Record<string, unknown>): Record<string, string>;
   createDecoder(options?: DecoderOptions): Decoder;
 }

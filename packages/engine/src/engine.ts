@@ -187,7 +187,7 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
     if (o.headers) config.headers = o.headers;
     if (o.haltWhen) config.haltWhen = o.haltWhen;
     if (call.output !== undefined) {
-      config.output = { schema: resolveSchema(call.output, 'output'), mode: pickOutputMode(o.outputMode, resolved.dialect) };
+      config.output = { schema: resolveSchema(call.output, 'output'), mode: pickOutputMode(o.outputMode, resolved.dialect, o.thinking) };
     }
     return kind === 'run' ? traceRun(config, o.telemetry, call.resume !== undefined) : traceCall(config, o.telemetry);
   };

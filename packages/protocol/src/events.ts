@@ -134,6 +134,22 @@ export interface ErrorEvent {
   retryAfterMs?: number;
 }
 
+/**
+ * A setting of the request was not sent, or was changed, because the model or the API would
+ * reject the request with it (e.g. `temperature` with reasoning on a gpt-5 model, Anthropic
+ * thinking with a forced tool). Emitted after `message-start`; collected into
+ * `Response.warnings`.
+ *
+ * @example
+ * { type: 'warning', setting: 'topP', message: 'claude-sonnet-4-5 accepts temperature or top_p, not both: top_p was not sent' }
+ */
+export interface WarningEvent {
+  type: 'warning';
+  /** The request field concerned (`temperature`, `topP`, `thinking`, `toolChoice`, `output.strict`, ...). */
+  setting?: string;
+  message: string;
+}
+
 // The engine's events.
 
 export interface StepStartEvent {
@@ -201,6 +217,7 @@ export type Event =
   | UsageEvent
   | FinishEvent
   | ErrorEvent
+  | WarningEvent
   | StepStartEvent
   | StepFinishEvent
   | ApprovalRequestedEvent
@@ -230,6 +247,7 @@ export const MODEL_EVENT_TYPES = [
   'usage',
   'finish',
   'error',
+  'warning',
 ] as const satisfies readonly EventType[];
 
 export const EVENT_TYPES = [

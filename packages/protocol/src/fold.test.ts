@@ -3,6 +3,21 @@ import type { Event } from './events.ts';
 import { collectResponse, createFoldState, foldEvents, reduceEvents, toResponse } from './fold.ts';
 
 describe('the fold', () => {
+  it('collects the warnings of the current response (a setting the model would reject was not sent)', async () => {
+    const events: Event[] = [
+      { type: 'message-start' },
+      { type: 'warning', setting: 'topP', message: 'top_p was not sent' },
+      { type: 'finish', finishReason: 'stop', usage: {} },
+      { type: 'message-start' },
+      { type: 'warning', setting: 'temperature', message: 'temperature was not sent' },
+      { type: 'finish', finishReason: 'stop', usage: {} },
+    ];
+    expect((await collectResponse(events.slice(0, 3))).warnings).toEqual(['top_p was not sent']);
+    // A new response starts with no warnings of its own.
+    expect((await collectResponse(events)).warnings).toEqual(['temperature was not sent']);
+    expect((await collectResponse([{ type: 'message-start' }, { type: 'finish', finishReason: 'stop', usage: {} }])).warnings).toBeUndefined();
+  });
+
   it('keeps interleaved blocks apart, addressed by id', async () => {
     const events: Event[] = [
       { type: 'message-start', messageId: 'm1', responseId: 'resp_1', model: 'x' },

@@ -39,6 +39,8 @@ export interface FoldState {
   finishReason?: FinishReason;
   rawFinishReason?: string;
   error?: ErrorPayload;
+  /** Warnings of the current response (settings not sent: `warning` events). */
+  warnings?: string[];
   /** Latest partial structured-output object. */
   object?: unknown;
   haltReason?: HaltReason;
@@ -111,6 +113,7 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
       };
       delete next.finishReason;
       delete next.rawFinishReason;
+      delete next.warnings;
       if (event.responseId !== undefined) next.responseId = event.responseId;
       if (event.model !== undefined) next.model = event.model;
       return next;
@@ -224,6 +227,8 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
       if (event.retryAfterMs !== undefined) error.retryAfterMs = event.retryAfterMs;
       return { ...state, error };
     }
+    case 'warning':
+      return { ...state, warnings: [...(state.warnings ?? []), event.message] };
     case 'object-delta':
       return { ...state, object: event.object };
     case 'chat-finish':
@@ -308,6 +313,7 @@ export function toResponse(state: FoldState): Response {
   if (state.model !== undefined) response.model = state.model;
   if (state.rawFinishReason !== undefined) response.rawFinishReason = state.rawFinishReason;
   if (error !== undefined) response.error = error;
+  if (state.warnings !== undefined) response.warnings = state.warnings;
   return response;
 }
 

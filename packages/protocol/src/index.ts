@@ -39,6 +39,7 @@ export {
   type ToolCallStartEvent,
   type ToolResultEvent,
   type UsageEvent,
+  type WarningEvent,
 } from './events.ts';
 export { PENDING_KINDS, pendingInputs, type PendingInput, type PendingKind, type RunPause } from './pending.ts';
 export { FINISH_REASONS, HALT_REASONS, type FinishReason, type HaltReason } from './finish.ts';

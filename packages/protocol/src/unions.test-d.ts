@@ -36,6 +36,8 @@ function describeEvent(event: Event): string {
       return event.mediaType;
     case 'error':
       return event.code;
+    case 'warning':
+      return event.message;
     default: {
       const unreachable: never = event;
       return unreachable;

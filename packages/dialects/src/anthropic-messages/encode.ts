@@ -17,13 +17,15 @@
  *   `maxOutputTokens - 1`, and an `invalid_request` error is thrown when that is under 1024.
  *   https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
  *   Adaptive thinking (`{type:'adaptive'}` with `output_config.effort`) is left to `extra`.
- *   In an unfinished tool loop whose assistant turn has no thinking block (begun by another
- *   provider), thinking is left off: the API would reject the request (see below).
+ *   When the last assistant turn calls tools without a thinking block (begun by another
+ *   provider), thinking is left off: the API would reject the request (see below). Each
+ *   setting left out is reported through `onWarning`.
  * - `temperature`, `top_p`, `stop_sequences` as given; with thinking on, the API rejects a
  *   changed temperature and a `top_p` under 0.95, so those are left out.
  * - `tools`: `{name, description, input_schema, strict}`; `tool_choice`: auto -> auto,
  *   required -> any, a tool -> tool, none -> none (only sent with tools). Note the API
- *   rejects a forced tool (`any`/`tool`) together with thinking; that is passed through.
+ *   rejects a forced tool (`any`/`tool`) together with thinking: thinking is then turned off
+ *   for the request, with a warning (`onWarning`). Without tools `tool_choice` is not sent.
  *   https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use
  * - `output` -> `output_config.format: {type:'json_schema', schema}`; with `strict` (the
  *   default) every object schema without `additionalProperties` gets `false`, which the API
@@ -35,6 +37,7 @@
  * - `stream: true` always; `extra` is merged last, shallowly and verbatim.
  */
 import { ParlanceError, type JSONSchema, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
+import type { EncodeOptions } from '../types.ts';
 import { encodeMessages, type Turn } from './messages.ts';
 
 type Json = Record<string, unknown>;
@@ -125,25 +128,19 @@ function maxTokens(request: ModelRequest, budget: number | undefined): number {
 }
 
 /**
- * With thinking on, the API requires the assistant turn of an unfinished tool loop (the last
- * assistant turn, followed only by tool results) to start with a thinking block. A loop begun
- * by another provider or without thinking has none, and the request would be rejected, so
- * thinking is left off for that request. https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#extended-thinking-with-tool-use
+ * With thinking on, the API requires the last assistant turn, when it calls tools, to start
+ * with a thinking block ("When `thinking` is enabled, a final `assistant` message must start
+ * with a thinking block"), whatever the user adds after the results. A loop begun by another
+ * provider or without thinking has none, and the request would be rejected, so thinking is
+ * left off for that request.
+ * https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#extended-thinking-with-tool-use
  */
-function toolLoopWithoutThinking(turns: readonly Turn[]): boolean {
-  let last = -1;
-  for (let i = turns.length - 1; i >= 0; i--) {
-    if (turns[i]!.role === 'assistant') {
-      last = i;
-      break;
-    }
-  }
-  if (last < 0) return false;
-  const turn = turns[last]!;
-  if (!turn.content.some((b) => b.type === 'tool_use')) return false;
-  const first = turn.content[0]?.type;
-  if (first === 'thinking' || first === 'redacted_thinking') return false;
-  return turns.slice(last + 1).every((t) => t.content.every((b) => b.type === 'tool_result'));
+export function toolTurnWithoutThinking(turns: readonly Turn[]): boolean {
+  let last: Turn | undefined;
+  for (let i = turns.length - 1; i >= 0 && !last; i--) if (turns[i]!.role === 'assistant') last = turns[i];
+  if (!last?.content.some((b) => b.type === 'tool_use')) return false;
+  const first = last.content[0]?.type;
+  return first !== 'thinking' && first !== 'redacted_thinking';
 }
 
 function markLastCacheable(blocks: Json[], cacheControl: Json): void {
@@ -156,24 +153,54 @@ function markLastCacheable(blocks: Json[], cacheControl: Json): void {
   }
 }
 
-export function encodeAnthropicRequest(request: ModelRequest): Record<string, unknown> {
+/** The beta a compaction block needs: https://docs.anthropic.com/en/docs/build-with-claude/compaction */
+export const COMPACTION_BETA = 'compact-2026-01-12';
+
+/** `anthropic-beta` for what the body holds: compaction blocks (round-tripped) or the compaction edit. */
+export function anthropicRequestHeaders(body: Record<string, unknown>): Record<string, string> {
+  const messages = Array.isArray(body.messages) ? (body.messages as Turn[]) : [];
+  const compaction =
+    messages.some((turn) => Array.isArray(turn.content) && turn.content.some((block) => block.type === 'compaction')) ||
+    JSON.stringify(body.context_management ?? null).includes('compact_');
+  return compaction ? { 'anthropic-beta': COMPACTION_BETA } : {};
+}
+
+export function encodeAnthropicRequest(request: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
+  const warn = (setting: string, message: string) => options.onWarning?.({ setting, message });
   const body: Json = { model: request.model };
-  const messages: Turn[] = encodeMessages(request.messages);
+  let system = systemBlocks(request);
+  let messages: Turn[] = encodeMessages(request.messages);
+  if (messages.length === 0 && system.length > 0) {
+    // The API needs a message; a request that is only a system prompt sends it as the user turn.
+    messages = [{ role: 'user', content: system }];
+    system = [];
+  }
+  const hasTools = (request.tools ?? []).length > 0;
+  const forced = hasTools && (request.toolChoice === 'required' || typeof request.toolChoice === 'object');
   let thinking = thinkingConfig(request);
-  if (thinking?.budget !== undefined && toolLoopWithoutThinking(messages)) thinking = undefined;
+  if (thinking?.budget !== undefined && forced) {
+    // "Tool use with extended thinking only supports tool_choice auto or none."
+    warn('thinking', 'Anthropic rejects thinking together with a forced tool (tool_choice any/tool): thinking was turned off for this request');
+    thinking = undefined;
+  } else if (thinking?.budget !== undefined && toolTurnWithoutThinking(messages)) {
+    warn('thinking', 'The last assistant turn calls tools without a thinking block (another provider or no thinking began it), which Anthropic rejects with thinking on: thinking was turned off for this request');
+    thinking = undefined;
+  }
   const thinkingOn = thinking?.budget !== undefined;
   body.max_tokens = maxTokens(request, thinking?.budget);
 
-  const system = systemBlocks(request);
   if (system.length > 0) body.system = system;
   body.messages = messages;
 
   const tools = (request.tools ?? []).map((tool) => {
-    const out: Json = { name: tool.name, input_schema: inputSchema(tool.inputSchema) };
+    // Strict tool use needs closed objects, like structured outputs.
+    const schema = tool.strict === true ? (closeObjectSchemas(inputSchema(tool.inputSchema)) as Json) : inputSchema(tool.inputSchema);
+    const out: Json = { name: tool.name, input_schema: schema };
     if (tool.description) out.description = tool.description;
     if (tool.strict !== undefined) out.strict = tool.strict;
     return out;
   });
+  if (tools.length === 0 && request.toolChoice !== undefined) warn('toolChoice', 'tool_choice was not sent: the request has no tools');
   if (tools.length > 0) {
     body.tools = tools;
     const choice = request.toolChoice;
@@ -184,8 +211,14 @@ export function encodeAnthropicRequest(request: ModelRequest): Record<string, un
   }
 
   if (thinking) body.thinking = thinking.config;
-  if (request.temperature !== undefined && !thinkingOn) body.temperature = request.temperature;
-  if (request.topP !== undefined && (!thinkingOn || request.topP >= 0.95)) body.top_p = request.topP;
+  if (request.temperature !== undefined) {
+    if (!thinkingOn) body.temperature = request.temperature;
+    else warn('temperature', 'Anthropic does not take a temperature with thinking on: temperature was not sent');
+  }
+  if (request.topP !== undefined) {
+    if (!thinkingOn || request.topP >= 0.95) body.top_p = request.topP;
+    else warn('topP', 'Anthropic takes top_p between 0.95 and 1 with thinking on: top_p was not sent');
+  }
   if (request.stop && request.stop.length > 0) body.stop_sequences = request.stop;
 
   if (request.output) {

@@ -6,7 +6,7 @@ import type { Dialect } from '../types.ts';
 import { decodeAnthropicRequest } from './decode-request.ts';
 import { anthropicResponseEncoding } from './encode-response.ts';
 import { createAnthropicDecoder } from './decode.ts';
-import { encodeAnthropicRequest } from './encode.ts';
+import { anthropicRequestHeaders, encodeAnthropicRequest } from './encode.ts';
 
 export const anthropicMessages: Dialect = {
   ...anthropicResponseEncoding,
@@ -15,9 +15,10 @@ export const anthropicMessages: Dialect = {
   framing: 'sse',
   path: () => '/v1/messages',
   encodeRequest: encodeAnthropicRequest,
+  requestHeaders: anthropicRequestHeaders,
   createDecoder: () => createAnthropicDecoder(),
 };
 
-export { closeObjectSchemas, DEFAULT_MAX_TOKENS, EFFORT_BUDGETS, encodeAnthropicRequest } from './encode.ts';
+export { anthropicRequestHeaders, closeObjectSchemas, COMPACTION_BETA, DEFAULT_MAX_TOKENS, EFFORT_BUDGETS, encodeAnthropicRequest } from './encode.ts';
 export { createAnthropicDecoder } from './decode.ts';
 export { DIALECT_KEY, type AnthropicState } from './mappings.ts';

@@ -21,6 +21,7 @@
  * assistant turns are dropped (the API takes none there).
  */
 import { ParlanceError, type FilePart, type Message, type Part } from '@parlance/protocol';
+import { repairToolPairs } from '../shared/tool-pairs.ts';
 import { anthropicState } from './mappings.ts';
 
 type Json = Record<string, unknown>;
@@ -146,7 +147,8 @@ function reasoningBlock(part: Extract<Part, { type: 'reasoning' }>): Json | unde
   return part.text.trim() === '' ? undefined : { type: 'text', text: `<thinking>${part.text}</thinking>` };
 }
 
-export function encodeMessages(messages: readonly Message[]): Turn[] {
+export function encodeMessages(thread: readonly Message[]): Turn[] {
+  const messages = repairToolPairs(thread);
   const mapId = createIdMapper();
   // Calls that will be sent (local calls, and server calls of this dialect), so orphan results can be dropped.
   const sentCalls = new Set<string>();
@@ -174,7 +176,9 @@ export function encodeMessages(messages: readonly Message[]): Turn[] {
       const path = ['messages', m, 'parts', p];
       switch (part.type) {
         case 'text':
-          if (part.text !== '') content.push({ type: 'text', text: part.text });
+          // "text content blocks must contain non-whitespace text": Claude itself answers " " or
+          // "\n\n" at times, and such a block sent back is rejected.
+          if (part.text.trim() !== '') content.push({ type: 'text', text: part.text });
           return;
         case 'file':
           if (!assistant) content.push(fileBlock(part, path));
@@ -222,7 +226,24 @@ export function encodeMessages(messages: readonly Message[]): Turn[] {
     push(assistant ? 'assistant' : 'user', content);
   });
 
-  return answerEveryCall(turns);
+  return withoutTrailingWhitespace(answerEveryCall(turns));
+}
+
+/**
+ * A final assistant turn is a prefill the answer continues, and the API rejects one that ends
+ * in whitespace ("final assistant content cannot end with trailing whitespace"): its last text
+ * is trimmed at the end, and a block (or turn) left empty is dropped.
+ */
+function withoutTrailingWhitespace(turns: Turn[]): Turn[] {
+  const last = turns[turns.length - 1];
+  if (last?.role !== 'assistant') return turns;
+  const block = last.content[last.content.length - 1];
+  if (block?.type !== 'text' || typeof block.text !== 'string') return turns;
+  const text = block.text.trimEnd();
+  if (text !== '') last.content[last.content.length - 1] = { ...block, text };
+  else last.content.pop();
+  if (last.content.length === 0) turns.pop();
+  return turns;
 }
 
 /**

@@ -21,6 +21,8 @@
  */
 import type { Message, ModelRequest, Part, ReasoningEffort, ToolChoice } from '@parlance/protocol';
 import { isObject, type JsonObject, toArgumentsObject } from '../shared/json.ts';
+import { repairToolPairs } from '../shared/tool-pairs.ts';
+import type { EncodeOptions } from '../types.ts';
 
 const DIALECT = 'google_gemini';
 const DUMMY_SIGNATURE = 'skip_thought_signature_validator';
@@ -195,7 +197,7 @@ function thinkingConfig(request: ModelRequest): Json | undefined {
   return config;
 }
 
-export function encodeGeminiRequest(request: ModelRequest): Record<string, unknown> {
+export function encodeGeminiRequest(request: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
   const generation = geminiGeneration(request.model);
   const system: string[] = request.system ? [request.system] : [];
   // The latest call per id, filled in thread order: a result answers the latest call with its
@@ -204,7 +206,7 @@ export function encodeGeminiRequest(request: ModelRequest): Record<string, unkno
   const calls = new Map<string, CallInfo>();
 
   const contents: Content[] = [];
-  for (const message of request.messages) {
+  for (const message of repairToolPairs(request.messages)) {
     for (const part of message.parts) {
       if (part.type !== 'tool-call' || part.providerExecuted) continue;
       const id = stateOf(part)?.id;
@@ -225,7 +227,10 @@ export function encodeGeminiRequest(request: ModelRequest): Record<string, unkno
   }
 
   const body: Json = { contents };
-  if (system.length) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
+  // `contents` must not be empty ("contents is not specified"): a request that is only a system
+  // prompt sends it as the user turn.
+  if (contents.length === 0 && system.length) contents.push({ role: 'user', parts: [{ text: system.join('\n\n') }] });
+  else if (system.length) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
 
   if (request.tools?.length) {
     body.tools = [
@@ -241,6 +246,8 @@ export function encodeGeminiRequest(request: ModelRequest): Record<string, unkno
       },
     ];
     if (request.toolChoice) body.toolConfig = { functionCallingConfig: functionCallingConfig(request.toolChoice) };
+  } else if (request.toolChoice !== undefined) {
+    options.onWarning?.({ setting: 'toolChoice', message: 'toolConfig was not sent: the request has no tools' });
   }
 
   // https://ai.google.dev/api/generate-content#generationconfig

@@ -80,11 +80,11 @@ describe('ollama_chat encodeRequest', () => {
   it('serializes object results and marks failed ones', () => {
     const body = encode({
       messages: [
-        msg('assistant', { type: 'tool-call', id: 'c', name: 'f', input: '{"a":1}' }),
+        msg('assistant', { type: 'tool-call', id: 'c', name: 'f', input: '{"a":1}' }, { type: 'tool-call', id: 'c2', name: 'f', input: {} }),
         msg(
           'tool',
           { type: 'tool-result', toolCallId: 'c', name: 'f', output: { ok: true } },
-          { type: 'tool-result', toolCallId: 'c', name: 'f', output: 'boom', isError: true },
+          { type: 'tool-result', toolCallId: 'c2', name: 'f', output: 'boom', isError: true },
         ),
       ],
     });

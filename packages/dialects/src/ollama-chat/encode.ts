@@ -25,6 +25,8 @@
  */
 import { ParlanceError, type Message, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
 import { isObject, type JsonObject, toArgumentsObject } from '../shared/json.ts';
+import { repairToolPairs } from '../shared/tool-pairs.ts';
+import type { EncodeOptions } from '../types.ts';
 
 type Json = JsonObject;
 
@@ -104,7 +106,7 @@ function think(request: ModelRequest): boolean | string | undefined {
   return true;
 }
 
-export function encodeOllamaRequest(request: ModelRequest): Record<string, unknown> {
+export function encodeOllamaRequest(request: ModelRequest, encodeOptions: EncodeOptions = {}): Record<string, unknown> {
   const system: string[] = request.system ? [request.system] : [];
   const callIds = new Set<string>();
   for (const message of request.messages) {
@@ -112,7 +114,9 @@ export function encodeOllamaRequest(request: ModelRequest): Record<string, unkno
   }
 
   const messages: Json[] = [];
-  request.messages.forEach((message, index) => {
+  const indexOf = new Map(request.messages.map((message, index) => [message, index]));
+  repairToolPairs(request.messages).forEach((message, repaired) => {
+    const index = indexOf.get(message) ?? repaired;
     if (message.role === 'system') {
       const text = message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
       if (text) system.push(text);
@@ -138,6 +142,7 @@ export function encodeOllamaRequest(request: ModelRequest): Record<string, unkno
 
   let tools = request.tools ?? [];
   const choice = request.toolChoice;
+  if (choice === 'required' && tools.length > 0) encodeOptions.onWarning?.({ setting: 'toolChoice', message: "Ollama cannot force a tool call: toolChoice 'required' was not applied" });
   if (choice === 'none') tools = [];
   else if (typeof choice === 'object') tools = tools.filter((t) => t.name === choice.name);
   if (tools.length) {

@@ -32,6 +32,7 @@
  *   reasoning models (https://platform.openai.com/docs/guides/text#message-roles-and-instruction-following).
  */
 import { type Message, type ModelRequest, ParlanceError, type Part } from '@parlance/protocol';
+import { repairToolPairs } from '../shared/tool-pairs.ts';
 import { DIALECT_ID, isObject, type JsonObject } from './mappings.ts';
 
 const MAX_TOOL_CALL_ID = 40;
@@ -202,7 +203,9 @@ export function encodeMessages(request: ModelRequest): JsonObject[] {
   if (system.length > 0) out.push({ role: 'system', content: system.join('\n\n') });
   // Ids of the calls sent so far: a result is sent only after its call.
   const known: CallIds = { latest: new Map(), used: new Set() };
-  request.messages.forEach((message, index) => {
+  const indexOf = new Map(request.messages.map((message, index) => [message, index]));
+  repairToolPairs(request.messages).forEach((message, repaired) => {
+    const index = indexOf.get(message) ?? repaired;
     if (message.role === 'assistant') encodeAssistant(message, known, out);
     else if (message.role === 'user' || message.role === 'tool') encodeUser(message, index, known, out);
   });

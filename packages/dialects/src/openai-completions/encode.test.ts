@@ -130,7 +130,8 @@ describe('encodeRequest', () => {
   });
 
   it.each(['auto', 'none', 'required'] as const)('passes toolChoice %s through', (choice) => {
-    expect(encode({ messages: [msg('user', text('x'))], toolChoice: choice }).tool_choice).toBe(choice);
+    const tools = [{ name: 'f', inputSchema: { type: 'object' } }];
+    expect(encode({ messages: [msg('user', text('x'))], tools, toolChoice: choice }).tool_choice).toBe(choice);
   });
 
   it('round-trips a decoded tool call (repeated-id recording) into the next request', async () => {

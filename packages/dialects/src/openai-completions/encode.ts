@@ -24,15 +24,18 @@
  * - `extra` is merged last, verbatim.
  */
 import type { ModelRequest, ReasoningEffort, ThinkingSetting, ToolChoice, ToolDefinition } from '@parlance/protocol';
+import { strictOrLoose } from '../shared/strict-schema.ts';
+import type { EncodeOptions } from '../types.ts';
 import { encodeMessages } from './encode-messages.ts';
 import type { JsonObject } from './mappings.ts';
 
 /** Tools: https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools */
-function encodeTool(tool: ToolDefinition): JsonObject {
+function encodeTool(tool: ToolDefinition, index: number, warn: EncodeOptions['onWarning']): JsonObject {
   const fn: JsonObject = { name: tool.name };
   if (tool.description !== undefined) fn.description = tool.description;
-  fn.parameters = tool.inputSchema;
-  if (tool.strict !== undefined) fn.strict = tool.strict;
+  const { schema, strict } = strictOrLoose(tool.inputSchema, tool.strict === true, `tools[${index}].strict`, warn);
+  fn.parameters = schema;
+  if (tool.strict !== undefined) fn.strict = strict;
   return { type: 'function', function: fn };
 }
 
@@ -59,10 +62,14 @@ function schemaName(name: string | undefined): string {
   return cleaned === '' ? 'response' : cleaned;
 }
 
-export function encodeRequest(request: ModelRequest): Record<string, unknown> {
+export function encodeRequest(request: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
+  const warn = options.onWarning;
   const body: JsonObject = { model: request.model, messages: encodeMessages(request) };
-  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
-  if (request.toolChoice !== undefined) body.tool_choice = encodeToolChoice(request.toolChoice);
+  const hasTools = request.tools !== undefined && request.tools.length > 0;
+  if (hasTools) body.tools = request.tools!.map((tool, i) => encodeTool(tool, i, warn));
+  // "tool_choice is only allowed when tools are specified"
+  if (request.toolChoice !== undefined && !hasTools) warn?.({ setting: 'toolChoice', message: 'tool_choice was not sent: the request has no tools' });
+  else if (request.toolChoice !== undefined) body.tool_choice = encodeToolChoice(request.toolChoice);
   if (request.maxOutputTokens !== undefined) body.max_completion_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
@@ -74,8 +81,9 @@ export function encodeRequest(request: ModelRequest): Record<string, unknown> {
   if (request.output) {
     const jsonSchema: JsonObject = { name: schemaName(request.output.name) };
     if (request.output.description !== undefined) jsonSchema.description = request.output.description;
-    jsonSchema.schema = request.output.schema;
-    jsonSchema.strict = request.output.strict ?? true;
+    const { schema, strict } = strictOrLoose(request.output.schema, request.output.strict ?? true, 'output.strict', warn);
+    jsonSchema.schema = schema;
+    jsonSchema.strict = strict;
     body.response_format = { type: 'json_schema', json_schema: jsonSchema };
   }
   if (request.cache?.key !== undefined) body.prompt_cache_key = request.cache.key;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { anthropicReasoning, anthropicRedactedReasoning, anthropicServerSearch, answered, checkedEncoder, files, msg, plainTurn, text, user } from '../../test/requests.ts';
 import { OPENAI_SCHEMA, validateAgainst } from '../../test/schemas.ts';
 import { decodeDialectText as decodeText } from '../decode-stream.ts';
+import { MISSING_TOOL_RESULT } from '../shared/tool-pairs.ts';
 import { openaiResponses } from './index.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../test/fixtures/openai_responses');
@@ -67,10 +68,13 @@ describe('openai_responses encoding', () => {
     ]);
     expect(body.tools).toEqual([
       { type: 'function', name: 'get_capital', description: 'Capital of a country', parameters: { type: 'object', properties: { country: { type: 'string' } } }, strict: false },
-      { type: 'function', name: 'strict_tool', parameters: { type: 'object', properties: {}, additionalProperties: false }, strict: true },
+      // Strict: every property listed in `required` (none here), as strict mode requires.
+      { type: 'function', name: 'strict_tool', parameters: { type: 'object', properties: {}, additionalProperties: false, required: [] }, strict: true },
     ]);
     expect(body.tool_choice).toEqual({ type: 'function', name: 'get_capital' });
-    expect(encode({ messages: [user('x')], toolChoice: 'required' }).tool_choice).toBe('required');
+    expect(encode({ messages: [user('x')], tools: [{ name: 'f', inputSchema: { type: 'object' } }], toolChoice: 'required' }).tool_choice).toBe('required');
+    // tool_choice without tools is not sent (the API rejects it).
+    expect(encode({ messages: [user('x')], toolChoice: 'required' })).not.toHaveProperty('tool_choice');
   });
 
   it('asks for strict structured output', () => {
@@ -213,12 +217,15 @@ describe('openai_responses handoff from other dialects', () => {
         ),
       ],
     });
-    const [, thinking, call, output, ...rest] = body.input;
+    const [, thinking, call, unanswered, output, missing, ...rest] = body.input;
     expect(thinking).toEqual({ type: 'message', role: 'assistant', content: '<thinking>Let me think.</thinking>\n\nChecking.' });
     expect(call).toMatchObject({ type: 'function_call', name: 'lookup', arguments: '{"q":1}' });
     expect(call).not.toHaveProperty('id');
     expect(call.call_id.length).toBeLessThanOrEqual(64);
     expect(output).toEqual({ type: 'function_call_output', call_id: call.call_id, output: 'found' });
+    // A call without a result is answered with an error output (repairToolPairs), like in every dialect.
+    expect(unanswered).toMatchObject({ type: 'function_call', call_id: 'never_answered' });
+    expect(missing).toEqual({ type: 'function_call_output', call_id: 'never_answered', output: MISSING_TOOL_RESULT });
     expect(rest).toEqual([]);
   });
 

@@ -36,6 +36,9 @@
  * - Assistant file and source parts are dropped: assistant input holds text only.
  */
 import type { Message, ModelRequest, Part, ReasoningEffort, ThinkingSetting } from '@parlance/protocol';
+import { strictOrLoose } from '../shared/strict-schema.ts';
+import { repairToolPairs } from '../shared/tool-pairs.ts';
+import type { EncodeOptions } from '../types.ts';
 
 const DIALECT = 'openai_responses';
 
@@ -291,13 +294,15 @@ function mergeMessages(items: Json[]): Json[] {
   return out;
 }
 
-export function encodeResponsesRequest(request: ModelRequest): Record<string, unknown> {
+export function encodeResponsesRequest(request: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
+  const warn = options.onWarning;
   const instructions: string[] = [];
   if (request.system) instructions.push(request.system);
-  const pairs = pairsOf(request.messages);
+  const messages = repairToolPairs(request.messages);
+  const pairs = pairsOf(messages);
   const input: Json[] = [];
 
-  for (const message of request.messages) {
+  for (const message of messages) {
     if (message.role === 'system') {
       const text = message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
       if (text) instructions.push(text);
@@ -320,14 +325,16 @@ export function encodeResponsesRequest(request: ModelRequest): Record<string, un
 
   // https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
   if (request.tools?.length) {
-    body.tools = request.tools.map((tool) => {
-      const out: Json = { type: 'function', name: tool.name, parameters: tool.inputSchema, strict: tool.strict ?? false };
+    body.tools = request.tools.map((tool, i) => {
+      const { schema, strict } = strictOrLoose(tool.inputSchema, tool.strict === true, `tools[${i}].strict`, warn);
+      const out: Json = { type: 'function', name: tool.name, parameters: schema, strict };
       if (tool.description !== undefined) out.description = tool.description;
       return out;
     });
   }
   // https://platform.openai.com/docs/api-reference/responses/create#responses-create-tool_choice
-  if (request.toolChoice !== undefined) {
+  if (request.toolChoice !== undefined && !request.tools?.length) warn?.({ setting: 'toolChoice', message: 'tool_choice was not sent: the request has no tools' });
+  else if (request.toolChoice !== undefined) {
     body.tool_choice = typeof request.toolChoice === 'string' ? request.toolChoice : { type: 'function', name: request.toolChoice.name };
   }
 
@@ -344,11 +351,12 @@ export function encodeResponsesRequest(request: ModelRequest): Record<string, un
 
   // https://platform.openai.com/docs/api-reference/responses/create#responses-create-text-format
   if (request.output) {
+    const { schema, strict } = strictOrLoose(request.output.schema, request.output.strict ?? true, 'output.strict', warn);
     const format: Json = {
       type: 'json_schema',
       name: (request.output.name ?? 'response').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64),
-      schema: request.output.schema,
-      strict: request.output.strict ?? true,
+      schema,
+      strict,
     };
     if (request.output.description !== undefined) format.description = request.output.description;
     body.text = { format };

@@ -9,11 +9,16 @@
  * - Ollama `format: <schema>`: https://docs.ollama.com/capabilities/structured-outputs
  * Anthropic Messages gets a forced tool whose input is the object
  * (https://docs.anthropic.com/en/docs/build-with-claude/tool-use#forcing-claude-to-use-a-tool):
- * it works on every Claude model, where Anthropic's own structured-output mode is
- * still a beta limited to some models.
+ * it works on every Claude model, where Anthropic's own structured-output mode
+ * (`output_config.format`) is limited to some models. With thinking on, Anthropic rejects a
+ * forced tool ("Thinking may not be enabled when tool_choice forces tool use"), so a request
+ * with thinking uses the native output format instead and keeps thinking on
+ * (https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs). `outputMode: 'tool'`
+ * with thinking still forces the tool: the dialect then turns thinking off for that request
+ * and reports it as a `warning` event.
  */
 import { Allow, parse as parsePartial } from 'partial-json';
-import type { ModelRequest } from '@parlance/protocol';
+import type { ModelRequest, ThinkingSetting } from '@parlance/protocol';
 import type { ResolvedSchema } from '../tools/schema.ts';
 
 export type OutputMode = 'native' | 'tool';
@@ -28,10 +33,19 @@ export const NATIVE_OUTPUT_DIALECTS: ReadonlySet<string> = new Set([
 /** The name of the forced tool in tool mode. */
 export const OUTPUT_TOOL_NAME = 'structured_output';
 
-export function pickOutputMode(setting: 'auto' | 'native' | 'tool' | undefined, dialect: string): OutputMode {
+/**
+ * How structured output is asked for: the model's native JSON Schema output, or a forced tool
+ * (Anthropic without thinking; see the file comment).
+ *
+ * @example
+ * pickOutputMode('auto', 'anthropic_messages'); // 'tool'
+ * pickOutputMode('auto', 'anthropic_messages', { effort: 'low' }); // 'native': thinking rejects a forced tool
+ */
+export function pickOutputMode(setting: 'auto' | 'native' | 'tool' | undefined, dialect: string, thinking?: ThinkingSetting): OutputMode {
   if (setting === 'native' || setting === 'tool') return setting;
   // Unknown dialects (fakes, remote engines) are trusted to honour `output`.
-  return dialect === 'anthropic_messages' ? 'tool' : 'native';
+  if (dialect !== 'anthropic_messages') return 'native';
+  return thinking !== undefined && thinking !== false ? 'native' : 'tool';
 }
 
 export function applyOutput(request: Omit<ModelRequest, 'model'>, schema: ResolvedSchema, mode: OutputMode): Omit<ModelRequest, 'model'> {

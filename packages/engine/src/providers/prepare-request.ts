@@ -2,7 +2,8 @@
  * What the engine checks and adjusts before a request leaves, using the catalog:
  * images sent to a text-only model fail here (a typed error, no request made), an
  * effort level the model does not accept is moved to the nearest one it does, and
- * a token limit above the model's maximum is lowered to it. Unknown models pass
+ * a token limit above the model's maximum is lowered to it, and sampling settings the
+ * model rejects (`ModelInfo.sampling`) are left out with a warning. Unknown models pass
  * through untouched: the catalog only ever prevents errors it is sure of.
  */
 import { ParlanceError, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
@@ -45,7 +46,35 @@ export function checkInput(request: Request, info: ModelInfo): void {
   });
 }
 
-export function adjustRequest(request: Request, info: ModelInfo, options: { requiresMaxOutputTokens?: boolean | undefined } = {}): Request {
+export interface AdjustOptions {
+  requiresMaxOutputTokens?: boolean | undefined;
+  /** Called for each setting left out because the model rejects it (the engine emits a `warning` event). */
+  onWarning?: (warning: { setting: string; message: string }) => void;
+}
+
+/** Leaves out the sampling settings the catalog says the model rejects (`ModelInfo.sampling`), one warning each. */
+function applySamplingRules(request: Request, info: ModelInfo, warn: (setting: string, message: string) => void): Request {
+  const rules = info.sampling;
+  if (!rules || (request.temperature === undefined && request.topP === undefined)) return request;
+  const name = `${info.provider}:${info.id}`;
+  const thinking = request.thinking;
+  const reasoning = thinking === undefined ? rules.reasonsByDefault !== false : thinking !== false;
+  if (rules.noSamplingWhileReasoning && reasoning) {
+    const { temperature, topP, ...rest } = request;
+    if (temperature !== undefined) warn('temperature', `${name} does not take temperature while it reasons: temperature was not sent`);
+    if (topP !== undefined) warn('topP', `${name} does not take top_p while it reasons: top_p was not sent`);
+    return rest;
+  }
+  if (rules.temperatureOrTopP && request.temperature !== undefined && request.topP !== undefined) {
+    const { topP: _dropped, ...rest } = request;
+    warn('topP', `${name} takes temperature or top_p, not both: top_p was not sent (temperature was)`);
+    return rest;
+  }
+  return request;
+}
+
+export function adjustRequest(request: Request, info: ModelInfo, options: AdjustOptions = {}): Request {
+  const warn = (setting: string, message: string) => options.onWarning?.({ setting, message });
   let out = request;
   const thinking = request.thinking;
   if (thinking !== undefined && info.known && info.reasoning !== undefined) {
@@ -59,6 +88,7 @@ export function adjustRequest(request: Request, info: ModelInfo, options: { requ
       if (effort !== thinking.effort) out = { ...out, thinking: { ...thinking, effort } };
     }
   }
+  out = applySamplingRules(out, info, warn);
   if (out.maxOutputTokens !== undefined && info.known && out.maxOutputTokens > info.maxOutputTokens) {
     out = { ...out, maxOutputTokens: info.maxOutputTokens };
   } else if (out.maxOutputTokens === undefined && options.requiresMaxOutputTokens) {

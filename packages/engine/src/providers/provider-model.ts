@@ -49,6 +49,11 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
     let started = false;
     let finished = false;
     let usage: Usage = {};
+    // Settings left out so the provider accepts the request: reported right after message-start.
+    const warnings: Event[] = [];
+    const onWarning = (warning: { setting: string; message: string }) => {
+      warnings.push({ type: 'warning', setting: warning.setting, message: warning.message });
+    };
 
     const withCost = (report: Usage, cumulative: Usage): Usage => {
       if (report.cost !== undefined) return report;
@@ -79,7 +84,7 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
     try {
       const dialect = getDialect(dialectId);
       checkInput(request, info);
-      const adjusted = adjustRequest(request, info, { requiresMaxOutputTokens: definition.requiresMaxOutputTokens });
+      const adjusted = adjustRequest(request, info, { requiresMaxOutputTokens: definition.requiresMaxOutputTokens, onWarning });
       const userHeaders = { ...lowerKeys(definition.headers), ...lowerKeys(settings.headers), ...lowerKeys(options.headers) };
       const authHeader = definition.auth === 'none' ? undefined : (definition.auth.header ?? 'authorization').toLowerCase();
       // A caller who sets the auth header themselves (a proxy token) needs no key.
@@ -89,8 +94,13 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       // A credential set through `headers` (a proxy token) is as secret as a key.
       secrets.push(...headerSecrets(userHeaders, authHeader));
       const context: ModelContext = { provider, modelId, dialect: dialectId, info, request: { ...adjusted, model: modelId } };
-      let body = dialect.encodeRequest(context.request);
+      let body = dialect.encodeRequest(context.request, { onWarning });
       if (definition.modifyBody) body = definition.modifyBody(body, context);
+      // Headers the body needs (Anthropic's beta flags), joined with any the caller set.
+      for (const [header, value] of Object.entries(lowerKeys(dialect.requestHeaders?.(body)))) {
+        const given = userHeaders[header];
+        userHeaders[header] = given === undefined || given.split(',').map((v) => v.trim()).includes(value) ? (given ?? value) : `${given},${value}`;
+      }
       const baseURL = resolveBaseURL(definition, settings);
       const headers: Record<string, string> = {
         'content-type': 'application/json',
@@ -114,12 +124,16 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       if (definition.modifyEvents) events = definition.modifyEvents(events, context);
       for await (const event of events) {
         if (finished) break;
+        const wasStarted = started;
         yield finalize(event);
+        if (!wasStarted && started) yield* warnings.splice(0);
       }
+      yield* warnings.splice(0);
     } catch (thrown) {
       if (finished) return;
       const error = ParlanceError.from(thrown);
       if (!started) yield finalize({ type: 'message-start' });
+<<<<<<< HEAD
       yield errorEvent({
         code: error.code,
         message: redact(error.message, secrets),
@@ -127,6 +141,10 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
         ...(error.status === undefined ? {} : { status: error.status }),
         ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
       });
+=======
+      yield* warnings.splice(0);
+      yield errorEvent({ code: error.code, message: redact(error.message, secrets), retryable: error.retryable, ...(error.status === undefined ? {} : { status: error.status }) });
+>>>>>>> 10ed5dd (Dialects: one tool-pair repair for every dialect, strict schemas made valid, encode warnings (protocol 'warning' event), Anthropic thinking/whitespace/system-only/compaction beta header, Gemini system-only; engine: catalog sampling rules, warnings and dialect headers, Anthropic structured output native with thinking)
       yield finalize({ type: 'finish', finishReason: error.code === 'aborted' ? 'cancelled' : 'error', usage: {} });
     }
   }
