@@ -115,6 +115,30 @@ function decodePart(raw: unknown, path: Path, role: 'user' | 'model', calls: Cal
   return invalid('Parts other than text, inlineData, fileData, functionCall and functionResponse are not supported through a gateway', path);
 }
 
+/**
+ * A streamed answer kept by a client holds one part per chunk (the SDK's chat history does
+ * this): consecutive thoughts form one reasoning part, as the stream decoder reads them, the
+ * signature (sent on the last) staying with the block. Texts stay apart: a model may send
+ * separate text parts on purpose.
+ */
+function mergeThoughts(parts: Part[]): Part[] {
+  const out: Part[] = [];
+  for (const part of parts) {
+    const last = out[out.length - 1];
+    if (last?.type === 'reasoning' && part.type === 'reasoning' && last.signature === undefined) {
+      const merged: Part = { ...last, text: last.text + part.text };
+      if (part.signature !== undefined) {
+        merged.signature = part.signature;
+        if (part.providerState) merged.providerState = part.providerState;
+      }
+      out[out.length - 1] = merged;
+      continue;
+    }
+    out.push(part);
+  }
+  return out;
+}
+
 function decodeTools(value: unknown): { tools?: ToolDefinition[]; keep: boolean } {
   if (value === undefined || value === null) return { keep: false };
   const list = arrayAt(value, ['tools']);
@@ -168,7 +192,7 @@ export function decodeGeminiRequest(input: unknown, options: RequestDecodeOption
     const path = ['contents', index];
     const content = objectAt(raw, path);
     const role = content.role === 'model' ? 'model' : 'user';
-    const parts = arrayAt(content.parts, [...path, 'parts']).map((part, i) => decodePart(part, [...path, 'parts', i], role, calls));
+    const parts = mergeThoughts(arrayAt(content.parts, [...path, 'parts']).map((part, i) => decodePart(part, [...path, 'parts', i], role, calls)));
     if (role === 'model') {
       messages.push({ id: `msg_${index}`, role: 'assistant', parts, provenance: { provider: 'google', model, dialect: DIALECT } });
       return;

@@ -44,6 +44,12 @@ function responsesUsage(usage: Usage): Json | null {
 
 const INCOMPLETE: Partial<Record<FinishReason, string>> = { length: 'max_output_tokens', 'content-filter': 'content_filter' };
 
+/** The encrypted reasoning this dialect keeps for a block that came from a Responses stream. */
+function ownEncrypted(providerState: ProviderState | undefined): string | undefined {
+  const state = providerState?.[DIALECT];
+  return isObject(state) && typeof state.encryptedContent === 'string' ? state.encryptedContent : undefined;
+}
+
 /** The item id this dialect gave the block, when it came from a Responses stream. */
 function ownItemId(providerState: ProviderState | undefined): string | undefined {
   const state = providerState?.[DIALECT];
@@ -204,7 +210,7 @@ export function createResponsesResponseEncoder(options: ResponseEncoderOptions =
           return [frame({ type: 'response.function_call_arguments.delta', ...base })];
         }
         case 'reasoning-end':
-          return close(event.id, event.signature);
+          return close(event.id, event.signature ?? ownEncrypted(event.providerState));
         case 'text-end':
         case 'tool-call-end':
           return close(event.id);
@@ -240,7 +246,7 @@ function outputItems(parts: readonly Part[]): Json[] {
   const out: Json[] = [];
   parts.forEach((part, index) => {
     const own = ownItemId(part.providerState);
-    if (part.type === 'reasoning') out.push(reasoningItem(own ?? `rs_${index}`, part.text, part.signature));
+    if (part.type === 'reasoning') out.push(reasoningItem(own ?? `rs_${index}`, part.text, part.signature ?? ownEncrypted(part.providerState)));
     else if (part.type === 'text') out.push(messageItem(own ?? `msg_${index}`, part.text));
     else if (part.type === 'tool-call' && !part.providerExecuted) {
       out.push(functionCallItem(own ?? `fc_${part.id}`, part.id, part.name, argumentsText(part.input)));

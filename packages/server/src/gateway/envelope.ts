@@ -1,0 +1,110 @@
+/**
+ * Reasoning state across dialects. A provider's opaque reasoning state (an Anthropic
+ * signature, Responses encrypted content, a Gemini thought signature) lives in the provider
+ * state of the dialect that produced it. When the caller speaks another dialect, the gateway
+ * hands that state to the caller inside the caller's own opaque slot (its signature,
+ * `encrypted_content` or `thoughtSignature`) as an envelope, and opens the envelope when
+ * the caller sends it back, so the provider gets its own state again on the next turn.
+ * Callers whose API has no such slot (Chat Completions, Ollama) cannot carry it.
+ *
+ * The envelope is `parlance.1.` + base64url(JSON { providerState, signature? }). It is
+ * client-held data like any signature: it can only steer the fields the dialect encoders
+ * read from provider state, and it is bounded in size.
+ */
+import type { Event, Message, Part, ProviderState, ReasoningPart } from '@parlance/protocol';
+
+const PREFIX = 'parlance.1.';
+/** Envelopes larger than this are ignored (a signature is a few KB; encrypted reasoning tens of KB). */
+const MAX_ENVELOPE = 512 * 1024;
+
+interface Sealed {
+  providerState: ProviderState;
+  signature?: string;
+}
+
+function toBase64Url(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(text: string): string {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return new TextDecoder().decode(bytes);
+}
+
+export function seal(state: Sealed): string {
+  return PREFIX + toBase64Url(JSON.stringify(state));
+}
+
+export function open(value: unknown): Sealed | undefined {
+  if (typeof value !== 'string' || !value.startsWith(PREFIX) || value.length > MAX_ENVELOPE) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(fromBase64Url(value.slice(PREFIX.length)));
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const { providerState, signature } = parsed as Record<string, unknown>;
+    if (typeof providerState !== 'object' || providerState === null || Array.isArray(providerState)) return undefined;
+    const out: Sealed = { providerState: providerState as ProviderState };
+    if (typeof signature === 'string') out.signature = signature;
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A reasoning-end whose state belongs to another dialect than the caller's: its state goes
+ * out sealed as the caller's signature.
+ */
+export function sealReasoning(event: Event, clientDialect: string): Event {
+  if (event.type !== 'reasoning-end') return event;
+  const state = event.providerState;
+  if (!state || Object.keys(state).length === 0 || clientDialect in state) return event;
+  const sealed: Sealed = { providerState: state };
+  if (event.signature !== undefined) sealed.signature = event.signature;
+  const { providerState: _dropped, ...rest } = event;
+  return { ...rest, signature: seal(sealed) };
+}
+
+/** Every string a dialect decoder may have put a caller's opaque token in. */
+function candidates(part: Part): unknown[] {
+  const out: unknown[] = [];
+  if (part.type === 'reasoning') out.push(part.signature);
+  for (const value of Object.values(part.providerState ?? {})) {
+    if (typeof value !== 'object' || value === null) continue;
+    const state = value as Record<string, unknown>;
+    out.push(state.signature, state.encryptedContent, state.thoughtSignature);
+  }
+  return out;
+}
+
+/**
+ * Opens the envelopes in a caller's history: the reasoning gets back the provider state it
+ * was produced with. An envelope found on another part (Gemini signs the first function call)
+ * goes to the reasoning before it in the same message.
+ */
+export function openEnvelopes(messages: Message[]): Message[] {
+  return messages.map((message) => {
+    if (message.role !== 'assistant') return message;
+    let changed = false;
+    const parts = message.parts.map((part) => ({ ...part }) as Part);
+    let lastReasoning: ReasoningPart | undefined;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
+      const sealed = candidates(part).map(open).find((found) => found !== undefined);
+      if (part.type === 'reasoning') lastReasoning = part;
+      if (!sealed) continue;
+      changed = true;
+      const target = part.type === 'reasoning' ? part : lastReasoning;
+      if (part.type !== 'reasoning') delete part.providerState;
+      if (!target) continue;
+      target.providerState = sealed.providerState;
+      if (sealed.signature !== undefined) target.signature = sealed.signature;
+      else delete target.signature;
+    }
+    return changed ? { ...message, parts } : message;
+  });
+}

@@ -1,0 +1,338 @@
+/**
+ * The gateway: any client that speaks one provider's API (its official SDK, or any tool built
+ * on one) reaches any configured provider through the dialects. A request arrives in the
+ * caller's wire format, is decoded to the protocol (`decodeRequest`), routed to a provider
+ * model by the routing table, and the provider's events are encoded back in the caller's
+ * format (`createResponseEncoder` / `encodeResponse`), errors included, with the status the
+ * caller's own provider would send. Where a case is not specified, the gateway behaves as the
+ * caller's provider behaves toward its own SDK.
+ *
+ * Routes (as the official SDKs call them; mount under any prefix):
+ *   POST /v1/chat/completions                      OpenAI Chat Completions
+ *   POST /v1/responses                             OpenAI Responses
+ *   POST /v1/messages                              Anthropic Messages
+ *   POST /v1beta/models/{model}:generateContent    Gemini (and :streamGenerateContent?alt=sse)
+ *   POST /api/chat                                 Ollama
+ *   GET  /v1/models                                the caller's models, in OpenAI's shape
+ */
+import { getDialect, type Dialect, type DialectId } from '@parlance/dialects';
+import type { ResolveModelOptions } from '@parlance/engine';
+import {
+  collectResponse,
+  type ErrorCode,
+  type ErrorEvent,
+  type Event,
+  type FinishReason,
+  type LanguageModel,
+  type ModelRequest,
+  ParlanceError,
+  type Usage,
+} from '@parlance/protocol';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { openEnvelopes, sealReasoning } from './envelope.ts';
+import { createWindowLimiter, gatewayKeyOf, type GatewayPrincipal } from './keys.ts';
+import { createRouter, dialectsOf, type GatewayRoute } from './routing.ts';
+
+/** What a finished gateway call reports (for usage and cost per key). */
+export interface GatewayFinish {
+  principal: GatewayPrincipal;
+  /** The model name the caller sent. */
+  model: string;
+  /** The provider and model that answered (the first of a fallback chain). */
+  provider: string;
+  providerModel: string;
+  /** The caller's dialect and the provider's. */
+  dialect: DialectId;
+  upstreamDialect: string;
+  stream: boolean;
+  finishReason: FinishReason;
+  /** Token counts, and `cost` in US dollars when the model's prices are known. */
+  usage: Usage;
+  error?: { code: ErrorCode; message: string };
+  durationMs: number;
+}
+
+export interface GatewayOptions {
+  /** Caller-facing model names -> provider models or fallback chains. Also the model allow-list. */
+  routes: Record<string, GatewayRoute>;
+  /** Let callers name any `provider:model` beyond the table (default false). */
+  allowProviderModels?: boolean;
+  /** Provider settings for resolving `provider:model` targets (keys from the environment, fetch, retries, custom providers). */
+  providers?: ResolveModelOptions;
+  /**
+   * Maps the caller's gateway key (whichever header its SDK sent; undefined when none) to a
+   * principal; undefined refuses the call with the caller's 401. See `staticKeys`.
+   */
+  authorize: (key: string | undefined, request: Request) => GatewayPrincipal | undefined | Promise<GatewayPrincipal | undefined>;
+  /** An extra per-call check (default: the principal's `models` list, if any). */
+  allowModel?: (principal: GatewayPrincipal, model: string) => boolean | Promise<boolean>;
+  /**
+   * A rate limit: `{ retryAfterSeconds }` refuses with the caller's 429 (default: the
+   * principal's `rateLimit`, counted in memory per instance).
+   */
+  rateLimit?: (principal: GatewayPrincipal, request: Request) => undefined | { retryAfterSeconds?: number } | Promise<undefined | { retryAfterSeconds?: number }>;
+  onFinish?: (finish: GatewayFinish) => void | Promise<void>;
+  /** Request bodies larger than this are refused with 413 in the caller's format (default 4 MiB). */
+  maxBodyBytes?: number;
+  /** A path prefix when the app is not mounted by a parent. */
+  basePath?: string;
+}
+
+const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+
+/** Events that carry no answer yet: an upstream failure before any content becomes an HTTP error. */
+const PREAMBLE = new Set<Event['type']>(['message-start', 'usage']);
+
+const RESPONSE_ID_PREFIX: Record<DialectId, string> = {
+  openai_completions: 'chatcmpl-',
+  openai_responses: 'resp_',
+  anthropic_messages: 'msg_',
+  google_gemini: '',
+  ollama_chat: '',
+};
+
+function errorResponse(dialect: Dialect, code: ErrorCode, message: string, status?: number, headers: Record<string, string> = {}): Response {
+  const encoded = dialect.encodeError(status === undefined ? { code, message } : { code, message, status });
+  return new Response(encoded.body, { status: encoded.status, headers: { ...encoded.headers, ...headers } });
+}
+
+function statusOf(error: { code: ErrorCode; status?: number | undefined }): number | undefined {
+  // The caller's provider picks the status for a code; a known upstream status is kept.
+  return error.status !== undefined && error.status >= 400 ? error.status : undefined;
+}
+
+interface Call {
+  dialect: Dialect;
+  principal: GatewayPrincipal;
+  name: string;
+  model: LanguageModel;
+  request: ModelRequest;
+  stream: boolean;
+  signal: AbortSignal;
+  started: number;
+}
+
+function finishOf(call: Call, events: readonly Event[], usage: Usage, error: ErrorEvent | undefined): GatewayFinish {
+  let finishReason: FinishReason = error ? 'error' : 'other';
+  for (const event of events) if (event.type === 'finish') finishReason = event.finishReason;
+  const out: GatewayFinish = {
+    principal: call.principal,
+    model: call.name,
+    provider: call.model.provider,
+    providerModel: call.model.modelId,
+    dialect: call.dialect.id,
+    upstreamDialect: call.model.dialect,
+    stream: call.stream,
+    finishReason,
+    usage,
+    durationMs: Date.now() - call.started,
+  };
+  if (error) out.error = { code: error.code, message: error.message };
+  return out;
+}
+
+/** Runs the call: the events, with the caller's view of reasoning state applied. */
+async function* upstream(call: Call): AsyncGenerator<Event> {
+  const { model: _model, ...request } = call.request;
+  for await (const event of call.model.stream(request, { signal: call.signal })) yield sealReasoning(event, call.dialect.id);
+}
+
+function usageOf(events: readonly Event[]): Usage {
+  let usage: Usage = {};
+  for (const event of events) if (event.type === 'usage' || event.type === 'finish') usage = { ...usage, ...event.usage };
+  return usage;
+}
+
+async function answer(call: Call, options: GatewayOptions): Promise<Response> {
+  const encoderOptions = { model: call.name, responseId: RESPONSE_ID_PREFIX[call.dialect.id] + crypto.randomUUID().replace(/-/g, ''), created: Math.floor(call.started / 1000) };
+  const iterator = upstream(call)[Symbol.asyncIterator]();
+  const seen: Event[] = [];
+  const report = (error: ErrorEvent | undefined) => {
+    if (!options.onFinish) return;
+    Promise.resolve(options.onFinish(finishOf(call, seen, usageOf(seen), error))).catch(() => {});
+  };
+  // Hold the preamble until the answer starts: a failure before any content is an HTTP error.
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) break;
+    seen.push(next.value);
+    if (next.value.type === 'error') {
+      report(next.value);
+      await iterator.return?.(undefined);
+      const retryAfter: Record<string, string> = next.value.code === 'rate_limited' ? { 'retry-after': '1' } : {};
+      return errorResponse(call.dialect, next.value.code, next.value.message, statusOf(next.value), retryAfter);
+    }
+    if (!PREAMBLE.has(next.value.type)) break;
+  }
+
+  if (!call.stream) {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) break;
+      seen.push(next.value);
+    }
+    const error = seen.find((event): event is ErrorEvent => event.type === 'error');
+    report(error);
+    if (error) return errorResponse(call.dialect, error.code, error.message, statusOf(error));
+    const collected = await collectResponse(seen);
+    return Response.json(call.dialect.encodeResponse({ ...collected, usage: usageOf(seen) }, { ...encoderOptions, usage: usageOf(seen) }));
+  }
+
+  const encoder = call.dialect.createResponseEncoder({ ...encoderOptions, usage: usageOf(seen) });
+  const bytes = new TextEncoder();
+  let queued = [...seen];
+  let failed: ErrorEvent | undefined;
+  let closed = false;
+  const framesOf = (event: Event): string[] => {
+    if (event.type === 'error') {
+      failed = event;
+      return encoder.error({ code: event.code, message: event.message });
+    }
+    // After a failure the caller's provider sends nothing more.
+    if (failed) return [];
+    return encoder.push(event);
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          for (;;) {
+            const pending = queued;
+            queued = [];
+            const text = pending.flatMap(framesOf).join('');
+            if (text !== '') {
+              controller.enqueue(bytes.encode(text));
+              return;
+            }
+            const next = await iterator.next();
+            if (next.done) {
+              const tail = failed ? '' : encoder.end().join('');
+              if (tail !== '') controller.enqueue(bytes.encode(tail));
+              closed = true;
+              report(failed);
+              controller.close();
+              return;
+            }
+            seen.push(next.value);
+            queued.push(next.value);
+          }
+        } catch (error) {
+          closed = true;
+          report(failed);
+          controller.error(error);
+        }
+      },
+      async cancel() {
+        if (!closed) report(failed);
+        closed = true;
+        await iterator.return?.(undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { status: 200, headers: { 'content-type': call.dialect.streamContentType, 'cache-control': 'no-cache' } });
+}
+
+/**
+ * A gateway as a Hono app: mount it beside the Parlance API (`app.route('/', createGateway(...))`)
+ * or serve it alone. Provider keys come from the server's environment (or `providers`), never
+ * from callers; callers authenticate with gateway keys mapped to principals by `authorize`.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from 'hono';
+ * import { createGateway, staticKeys } from '@parlance/server/gateway';
+ *
+ * export const app = new Hono().route('/', createGateway({
+ *   routes: { fast: 'openai:gpt-5-mini', smart: ['anthropic:claude-sonnet-4-5', 'openai:gpt-5'] },
+ *   authorize: staticKeys({ 'sk-team-a': { id: 'team-a', rateLimit: { requests: 60, windowMs: 60_000 } } }),
+ *   onFinish: ({ principal, model, usage }) => console.log(principal.id, model, usage),
+ * }));
+ * // new OpenAI({ baseURL: 'https://host/v1', apiKey: 'sk-team-a' }).chat.completions.create({ model: 'smart', ... })
+ * ```
+ */
+export function createGateway(options: GatewayOptions): Hono {
+  const router = createRouter(options.routes, { ...(options.providers ? { providers: options.providers } : {}), allowProviderModels: options.allowProviderModels === true });
+  const limiter = createWindowLimiter();
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
+
+  const authorize = async (request: Request): Promise<GatewayPrincipal | undefined> => options.authorize(gatewayKeyOf(request), request);
+
+  const allowed = async (principal: GatewayPrincipal, name: string): Promise<boolean> => {
+    if (principal.models && !principal.models.includes(name)) return false;
+    return options.allowModel ? options.allowModel(principal, name) : true;
+  };
+
+  async function handle(c: Context, dialect: Dialect, urlModel?: { model: string; stream: boolean }): Promise<Response> {
+    const started = Date.now();
+    const principal = await authorize(c.req.raw);
+    if (!principal) return errorResponse(dialect, 'authentication', 'Invalid or missing gateway key', 401);
+    let json: unknown;
+    try {
+      json = JSON.parse(await c.req.text());
+    } catch {
+      return errorResponse(dialect, 'invalid_request', 'The request body is not valid JSON', 400);
+    }
+    let decoded;
+    try {
+      decoded = dialect.decodeRequest(json, urlModel ?? {});
+    } catch (error) {
+      const failure = ParlanceError.from(error, 'invalid_request');
+      return errorResponse(dialect, failure.code === 'unknown' ? 'invalid_request' : failure.code, failure.message, 400);
+    }
+    const name = decoded.request.model;
+    const model = router.resolve(name);
+    if (!model) return errorResponse(dialect, 'not_found', `The model "${name}" does not exist or you do not have access to it`, 404);
+    if (!(await allowed(principal, name))) return errorResponse(dialect, 'permission', `This key may not use the model "${name}"`, 403);
+    const limited = options.rateLimit
+      ? await options.rateLimit(principal, c.req.raw)
+      : (() => {
+          const decision = limiter(principal);
+          return decision.ok ? undefined : { retryAfterSeconds: decision.retryAfterSeconds };
+        })();
+    if (limited) {
+      const retryAfter = String(limited.retryAfterSeconds ?? 1);
+      return errorResponse(dialect, 'rate_limited', `Rate limit reached for this key; retry after ${retryAfter}s`, 429, { 'retry-after': retryAfter });
+    }
+    // Reasoning state comes back sealed when it crossed dialects; what the caller's API had
+    // no protocol form for (`extra`) only means something to a provider of the same dialect.
+    const request: ModelRequest = { ...decoded.request, messages: openEnvelopes(decoded.request.messages) };
+    if (request.extra && dialectsOf(model).some((id) => id !== dialect.id)) delete request.extra;
+    return answer({ dialect, principal, name, model, request, stream: decoded.stream, signal: c.req.raw.signal, started }, options);
+  }
+
+  const limit = (id: DialectId) =>
+    bodyLimit({ maxSize: maxBody, onError: () => errorResponse(getDialect(id), 'invalid_request', `The request body is larger than ${maxBody} bytes`, 413) });
+
+  const route = (path: string, id: DialectId) => app.post(path, limit(id), (c) => handle(c, getDialect(id)));
+  route('/v1/chat/completions', 'openai_completions');
+  route('/v1/responses', 'openai_responses');
+  route('/v1/messages', 'anthropic_messages');
+  route('/api/chat', 'ollama_chat');
+
+  // Gemini names the model and the method in the path: models/{model}:generateContent.
+  app.post('/v1beta/models/*', limit('google_gemini'), (c) => {
+    const gemini = getDialect('google_gemini');
+    const tail = decodeURIComponent(c.req.path.slice(c.req.path.indexOf('/v1beta/models/') + '/v1beta/models/'.length));
+    const match = /^([^/]+):(generateContent|streamGenerateContent)$/.exec(tail);
+    if (!match) return errorResponse(gemini, 'not_found', `Method not found: ${tail}`, 404);
+    return handle(c, gemini, { model: match[1]!, stream: match[2] === 'streamGenerateContent' });
+  });
+
+  // https://platform.openai.com/docs/api-reference/models/list
+  app.get('/v1/models', async (c) => {
+    const openai = getDialect('openai_completions');
+    const principal = await authorize(c.req.raw);
+    if (!principal) return errorResponse(openai, 'authentication', 'Invalid or missing gateway key', 401);
+    const data = [];
+    for (const id of router.names()) {
+      if (!(await allowed(principal, id))) continue;
+      data.push({ id, object: 'model', created: 0, owned_by: router.resolve(id)?.provider ?? 'parlance' });
+    }
+    return c.json({ object: 'list', data });
+  });
+
+  return app;
+}
