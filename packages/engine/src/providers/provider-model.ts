@@ -133,7 +133,7 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       if (finished) return;
       const error = ParlanceError.from(thrown);
       if (!started) yield finalize({ type: 'message-start' });
-<<<<<<< HEAD
+      yield* warnings.splice(0);
       yield errorEvent({
         code: error.code,
         message: redact(error.message, secrets),
@@ -141,10 +141,6 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
         ...(error.status === undefined ? {} : { status: error.status }),
         ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
       });
-=======
-      yield* warnings.splice(0);
-      yield errorEvent({ code: error.code, message: redact(error.message, secrets), retryable: error.retryable, ...(error.status === undefined ? {} : { status: error.status }) });
->>>>>>> 10ed5dd (Dialects: one tool-pair repair for every dialect, strict schemas made valid, encode warnings (protocol 'warning' event), Anthropic thinking/whitespace/system-only/compaction beta header, Gemini system-only; engine: catalog sampling rules, warnings and dialect headers, Anthropic structured output native with thinking)
       yield finalize({ type: 'finish', finishReason: error.code === 'aborted' ? 'cancelled' : 'error', usage: {} });
     }
   }
