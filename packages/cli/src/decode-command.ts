@@ -32,6 +32,7 @@ export interface CliIo {
 }
 
 export const HELP = `Usage: parlance decode --dialect <id> [options] <file | ->
+       parlance gateway --config <file>   (see parlance gateway --help)
 
 Decode a provider's streaming response body into Parlance protocol events.
 
@@ -85,7 +86,7 @@ function parse(argv: string[]): DecodeArgs | 'help' {
   if (values.help || positionals.length === 0) return 'help';
   const [command, ...rest] = positionals;
   if (command === 'help') return 'help';
-  if (command !== 'decode') throw new UsageError(`Unknown command "${command}". The only command is "decode".`);
+  if (command !== 'decode') throw new UsageError(`Unknown command "${command}". Commands: decode, gateway.`);
   if (values.dialect === undefined) throw new UsageError(`Missing --dialect. One of: ${DIALECT_IDS.join(', ')}`);
   if (!isDialectId(values.dialect)) {
     throw new UsageError(`Unknown dialect "${values.dialect}". One of: ${DIALECT_IDS.join(', ')}`);
