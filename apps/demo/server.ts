@@ -4,13 +4,15 @@ import { existsSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createDemoApi } from './src/server/api.ts';
+import { demoMcpTools } from './src/server/demo-mcp.ts';
 
 if (!existsSync('./dist/index.html')) {
   console.error('dist/ is missing: run `pnpm build` (or `pnpm start`, which builds first).');
   process.exit(1);
 }
 
-const { app } = createDemoApi();
+// The demo MCP server starts with the first chat that asks for tools (DEMO_MCP=0 leaves it off).
+const { app } = createDemoApi(process.env.DEMO_MCP === '0' ? {} : { extraTools: [demoMcpTools()] });
 app.use('/*', serveStatic({ root: './dist' }));
 
 const port = Number(process.env.PORT ?? 4321);

@@ -5,7 +5,7 @@
  * talks to `mockProviderServer` in the Anthropic Messages wire format through an
  * injected fetch, so the whole HTTP, decoding and tool path runs with no network.
  */
-import { defineProvider, resolveModel } from '@parlance/engine';
+import { defineProvider, resolveModel, type AnyTool, type ToolSource } from '@parlance/engine';
 import { createParlanceApp, engineRunner, type Env, type ParlanceServerOptions } from '@parlance/server';
 import { mockProviderServer, type MockProviderHandler } from '@parlance/testing';
 import { Hono } from 'hono';
@@ -26,6 +26,8 @@ export interface DemoApiOptions {
    * process: a thread paused before a restart can then not be resumed, only continued with a new message).
    */
   secret?: string;
+  /** More tools next to the demo's own (the demo MCP server's, from server.ts and dev-api.ts). */
+  extraTools?: (AnyTool | ToolSource)[];
 }
 
 let generated: string | undefined;
@@ -39,6 +41,7 @@ function processSecret(): string {
 const SYSTEM = [
   'You are the assistant in the Parlance demo chat. Answer concisely in Markdown.',
   'Use get_weather for weather questions (the user approves each call) and get_time for the time.',
+  'Use roll_dice (from the demo MCP server) to roll dice.',
 ].join(' ');
 
 /**
@@ -80,7 +83,7 @@ export function demoServerOptions(options: DemoApiOptions = {}): Pick<ParlanceSe
       engineRunner({
         engine: {
           system: SYSTEM,
-          tools: demoTools,
+          tools: [...demoTools, ...(options.extraTools ?? [])],
           resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { demo } }),
         },
       }),

@@ -6,6 +6,7 @@
  *
  *   "weather"  reasons, then calls `get_weather` (needs the user's approval)
  *   "time"     calls `get_time` (runs without approval)
+ *   "dice"     calls `roll_dice`, a tool of the demo MCP server (when it is on)
  *   "long"     a long answer, streamed slowly (try Stop, or reload the page)
  *   "code"     an answer with a code block and a table (or "table")
  *   "error"    the provider fails with an HTTP error
@@ -111,16 +112,24 @@ function afterTool(messages: WireMessage[], scale: number, input: number): Scrip
       return `It is **${value.temperatureC} °C** and ${value.conditions} in ${value.city} right now (demo data, not a real forecast).`;
     }
     if (call?.name === 'get_time') return `The time in ${value.timeZone} is **${value.time}**.`;
+    if (call?.name === DICE_TOOL) {
+      const rolls = Array.isArray(value.rolls) ? value.rolls.join(', ') : '?';
+      return `You rolled **${rolls}** (total **${value.total}**), with \`${DICE_TOOL}\` from the demo MCP server.`;
+    }
     return `The tool answered: \`${output}\``;
   });
   const text = lines.join('\n\n');
   return { text, delayMs: 40 * scale, usage: { inputTokens: input, outputTokens: tokens(text) } };
 }
 
+/** The demo MCP server's tool (src/mcp/dice-server.ts). */
+export const DICE_TOOL = 'roll_dice';
+export const DICE_OFF = 'The demo MCP server is off, so there is no dice tool (start the demo without DEMO_MCP=0).';
+
 export function demoScript(options: ScriptOptions = {}) {
   const scale = options.delayScale ?? 1;
   return (request: RecordedRequest): ScriptedTurn => {
-    const body = (request.body ?? {}) as { messages?: WireMessage[] };
+    const body = (request.body ?? {}) as { messages?: WireMessage[]; tools?: { name?: string }[] };
     const messages = body.messages ?? [];
     const input = tokens(JSON.stringify(messages));
     const continued = afterTool(messages, scale, input);
@@ -166,6 +175,18 @@ export function demoScript(options: ScriptOptions = {}) {
         usage: { inputTokens: input, outputTokens: tokens(text) },
       };
     }
+    if (/\b(dice|die|roll)\b/.test(lower)) {
+      if (!body.tools?.some((t) => t.name === DICE_TOOL)) return { text: DICE_OFF, delayMs: 40 * scale, usage: { inputTokens: input, outputTokens: tokens(DICE_OFF) } };
+      const count = Math.min(10, Number(/\b(\d+)\s*(?:dice|die)\b/.exec(lower)?.[1] ?? 1));
+      const text = 'Rolling with the demo MCP server.';
+      return {
+        reasoning: 'A dice roll: roll_dice comes from the demo MCP server.',
+        text,
+        toolCalls: [{ name: DICE_TOOL, input: { count, sides: 6 } }],
+        delayMs: 40 * scale,
+        usage: { inputTokens: input, outputTokens: tokens(text) + 10 },
+      };
+    }
     if (/\blong\b/.test(lower)) {
       const text = longAnswer();
       return {
@@ -183,6 +204,7 @@ export function demoScript(options: ScriptOptions = {}) {
       '',
       '- `weather in Paris`: a tool call that waits for your approval',
       '- `what time is it`: a tool that runs without approval',
+      '- `roll 2 dice`: a tool from the demo MCP server',
       '- `long`: a long, slow answer (press Stop, or reload the page)',
       '- `code`: an answer with a code block and a table',
       '- `error`: a simulated provider error',
