@@ -39,7 +39,7 @@ export interface GatewayFinish {
   principal: GatewayPrincipal;
   /** The model name the caller sent. */
   model: string;
-  /** The provider and model that answered (the first of a fallback chain). */
+  /** The provider and model that answered (after any fallback). */
   provider: string;
   providerModel: string;
   /** The caller's dialect and the provider's. */
@@ -115,14 +115,19 @@ interface Call {
 
 function finishOf(call: Call, events: readonly Event[], usage: Usage, error: ErrorEvent | undefined): GatewayFinish {
   let finishReason: FinishReason = error ? 'error' : 'other';
-  for (const event of events) if (event.type === 'finish') finishReason = event.finishReason;
+  // The model that answered says so in its message-start (a fallback chain may have moved on).
+  let answered = { provider: call.model.provider, model: call.model.modelId, dialect: call.model.dialect };
+  for (const event of events) {
+    if (event.type === 'finish') finishReason = event.finishReason;
+    else if (event.type === 'message-start' && event.provenance) answered = event.provenance;
+  }
   const out: GatewayFinish = {
     principal: call.principal,
     model: call.name,
-    provider: call.model.provider,
-    providerModel: call.model.modelId,
+    provider: answered.provider,
+    providerModel: answered.model,
     dialect: call.dialect.id,
-    upstreamDialect: call.model.dialect,
+    upstreamDialect: answered.dialect,
     stream: call.stream,
     finishReason,
     usage,

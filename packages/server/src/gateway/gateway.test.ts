@@ -1,0 +1,183 @@
+/**
+ * The gateway's edges, in process (`app.request`): bounded and validated bodies, keys,
+ * per-key allow-lists and rate limits, fallbacks, usage and cost per key, what crosses
+ * dialects and what does not, and every streamed answer read back at random byte cuts.
+ */
+import { DIALECT_IDS, decodeStream, type DialectId } from '@parlance/dialects';
+import type { ModelSpec } from '@parlance/engine';
+import { collectResponse } from '@parlance/protocol';
+import { mockProviderServer, type MockProviderHandler } from '@parlance/testing';
+import { describe, expect, it, vi } from 'vitest';
+import { createGateway, type GatewayFinish } from './gateway.ts';
+import { staticKeys } from './keys.ts';
+
+const PROVIDER: Record<DialectId, Omit<ModelSpec, 'model'>> = {
+  openai_completions: { provider: 'openai', dialect: 'openai_completions' },
+  openai_responses: { provider: 'openai' },
+  anthropic_messages: { provider: 'anthropic' },
+  google_gemini: { provider: 'google' },
+  ollama_chat: { provider: 'ollama' },
+};
+
+function target(dialect: DialectId, handler: MockProviderHandler, model = 'mock-1'): ModelSpec {
+  return { ...PROVIDER[dialect], model, baseURL: `https://${dialect}.mock`, apiKey: 'provider-key', retry: false, fetch: (input, init) => handler(new Request(input, init)) };
+}
+
+const TEXT = { text: 'Hello there.', usage: { inputTokens: 21, outputTokens: 9 } };
+
+/** A caller's minimal request in its own API: path and body. */
+function callerRequest(dialect: DialectId, model: string, stream: boolean, extra: Record<string, unknown> = {}): { path: string; body: Record<string, unknown> } {
+  switch (dialect) {
+    case 'openai_completions':
+      return { path: '/v1/chat/completions', body: { model, stream, messages: [{ role: 'user', content: 'hi' }], ...extra } };
+    case 'openai_responses':
+      return { path: '/v1/responses', body: { model, stream, input: 'hi', ...extra } };
+    case 'anthropic_messages':
+      return { path: '/v1/messages', body: { model, stream, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], ...extra } };
+    case 'google_gemini':
+      return { path: `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], ...extra } };
+    case 'ollama_chat':
+      return { path: '/api/chat', body: { model, stream, messages: [{ role: 'user', content: 'hi' }], ...extra } };
+  }
+}
+
+const AUTH = { authorization: 'Bearer k1', 'content-type': 'application/json' };
+
+function post(app: ReturnType<typeof createGateway>, dialect: DialectId, model: string, stream: boolean, extra?: Record<string, unknown>, headers: Record<string, string> = AUTH) {
+  const { path, body } = callerRequest(dialect, model, stream, extra);
+  return app.request(path, { method: 'POST', headers, body: JSON.stringify(body) });
+}
+
+function cutStream(bytes: Uint8Array, seed: number): ReadableStream<Uint8Array> {
+  let state = seed;
+  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const cuts = [...new Set(Array.from({ length: 6 }, () => Math.floor(random() * bytes.length)))].sort((a, b) => a - b);
+  const pieces: Uint8Array[] = [];
+  let at = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    pieces.push(bytes.subarray(at, cut));
+    at = cut;
+  }
+  return new ReadableStream({
+    pull(controller) {
+      const next = pieces.shift();
+      if (next === undefined) controller.close();
+      else controller.enqueue(next);
+    },
+  });
+}
+
+describe('the gateway', () => {
+  it.each(DIALECT_IDS)('streams a %s caller an answer that decodes the same at random byte cuts', async (caller) => {
+    const provider = mockProviderServer({ dialect: 'anthropic_messages', script: [{ ...TEXT, reasoning: 'Think.', reasoningSignature: 'sig1', toolCalls: [{ id: 'call_1', name: 'f', input: { a: 'é€😀' } }] }] });
+    const app = createGateway({ routes: { m: target('anthropic_messages', provider) }, authorize: staticKeys({ k1: { id: 'a' } }) });
+    const response = await post(app, caller, 'm', true);
+    expect(response.status).toBe(200);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const whole = await collectResponse(decodeStream(caller, cutStream(bytes, 0)));
+    expect(whole.message.parts.find((p) => p.type === 'tool-call')).toMatchObject({ name: 'f', input: { a: 'é€😀' } });
+    for (const seed of [1, 2, 3, 4]) {
+      const cut = await collectResponse(decodeStream(caller, cutStream(bytes, seed)));
+      expect(cut.message.parts).toEqual(whole.message.parts);
+      expect(cut.finishReason).toBe(whole.finishReason);
+    }
+  });
+
+  it('refuses bodies over the limit, invalid JSON and malformed requests in the caller format', async () => {
+    const provider = mockProviderServer({ dialect: 'openai_completions', script: [TEXT] });
+    const app = createGateway({ routes: { m: target('openai_completions', provider) }, authorize: staticKeys({ k1: { id: 'a' } }), maxBodyBytes: 1000 });
+    const big = await post(app, 'anthropic_messages', 'm', false, { system: 'x'.repeat(2000) }, { ...AUTH, 'content-length': '2100' });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    const notJson = await app.request('/v1/chat/completions', { method: 'POST', headers: AUTH, body: '{"model":' });
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringContaining('JSON') } });
+    const malformed = await app.request('/api/chat', { method: 'POST', headers: AUTH, body: JSON.stringify({ model: 'm', messages: [{ role: 'narrator', content: 'x' }] }) });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toEqual({ error: expect.stringContaining('narrator') });
+    expect(provider.requests).toHaveLength(0);
+  });
+
+  it('applies the key allow-list and rate limit, with the caller provider statuses', async () => {
+    const provider = mockProviderServer({ dialect: 'ollama_chat', script: [TEXT] });
+    const app = createGateway({
+      routes: { small: target('ollama_chat', provider), big: target('ollama_chat', provider) },
+      authorize: staticKeys({ k1: { id: 'limited', models: ['small'], rateLimit: { requests: 2, windowMs: 60_000 } } }),
+    });
+    const denied = await post(app, 'anthropic_messages', 'big', false);
+    expect(denied.status).toBe(403);
+    expect(await denied.json()).toMatchObject({ error: { type: 'permission_error' } });
+    expect((await post(app, 'ollama_chat', 'small', false)).status).toBe(200);
+    expect((await post(app, 'ollama_chat', 'small', false)).status).toBe(200);
+    const limited = await post(app, 'ollama_chat', 'small', false);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.json()).toEqual({ error: expect.stringContaining('Rate limit') });
+    const models = await app.request('/v1/models', { headers: AUTH });
+    expect(((await models.json()) as { data: { id: string }[] }).data.map((m) => m.id)).toEqual(['small']);
+  });
+
+  it('falls back to the next provider when the first fails before answering, and reports usage and cost per key', async () => {
+    const down = mockProviderServer({ dialect: 'anthropic_messages', script: [{ error: { code: 'overloaded', message: 'busy' } }] });
+    const up = mockProviderServer({ dialect: 'openai_responses', script: [TEXT] });
+    const finishes: GatewayFinish[] = [];
+    const app = createGateway({
+      routes: { smart: [target('anthropic_messages', down, 'claude-test'), target('openai_responses', up, 'gpt-4.1')] },
+      authorize: staticKeys({ k1: { id: 'team-a' } }),
+      onFinish: (finish) => void finishes.push(finish),
+    });
+    const response = await post(app, 'openai_completions', 'smart', false);
+    expect(await response.json()).toMatchObject({ choices: [{ message: { content: 'Hello there.' } }], model: 'smart' });
+    expect(down.requests).toHaveLength(1);
+    expect(finishes).toEqual([
+      expect.objectContaining({ principal: { id: 'team-a' }, model: 'smart', provider: 'openai', providerModel: 'gpt-4.1', upstreamDialect: 'openai_responses', finishReason: 'stop' }),
+    ]);
+    // gpt-4.1: $2 in, $8 out per million tokens.
+    expect(finishes[0]!.usage).toMatchObject({ inputTokens: 21, outputTokens: 9 });
+    expect(finishes[0]!.usage.cost).toBeCloseTo((21 * 2 + 9 * 8) / 1e6, 10);
+  });
+
+  it('passes what has no protocol form to a provider of the caller dialect only', async () => {
+    const same = mockProviderServer({ dialect: 'openai_completions', script: [TEXT] });
+    const other = mockProviderServer({ dialect: 'anthropic_messages', script: [TEXT] });
+    const app = createGateway({ routes: { same: target('openai_completions', same), other: target('anthropic_messages', other) }, authorize: staticKeys({ k1: { id: 'a' } }) });
+    await (await post(app, 'openai_completions', 'same', false, { seed: 7, logit_bias: { '50256': -100 } })).text();
+    await (await post(app, 'openai_completions', 'other', false, { seed: 7 })).text();
+    expect(same.requests[0]?.body).toMatchObject({ seed: 7, logit_bias: { '50256': -100 } });
+    expect(other.requests[0]?.body).not.toHaveProperty('seed');
+  });
+
+  it('stops the provider stream when the caller goes away', async () => {
+    const provider = mockProviderServer({ dialect: 'openai_completions', script: [{ text: ['a ', 'b ', 'c ', 'd'], delayMs: 30 }] });
+    let stopped = false;
+    // The provider's response body, watched: the gateway must cancel it (or abort the request).
+    const watched: ModelSpec = {
+      ...target('openai_completions', provider),
+      fetch: async (input, init) => {
+        init?.signal?.addEventListener('abort', () => (stopped = true));
+        const response = await provider(new Request(input, init));
+        const reader = response.body!.getReader();
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            const next = await reader.read();
+            if (next.done) controller.close();
+            else controller.enqueue(next.value);
+          },
+          cancel(reason) {
+            stopped = true;
+            return reader.cancel(reason);
+          },
+        });
+        return new Response(body, { status: response.status, headers: response.headers });
+      },
+    };
+    const app = createGateway({ routes: { m: watched }, authorize: staticKeys({ k1: { id: 'a' } }) });
+    const response = await post(app, 'anthropic_messages', 'm', true);
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toContain('message_start');
+    expect(stopped).toBe(false);
+    await reader.cancel();
+    await vi.waitFor(() => expect(stopped).toBe(true));
+  });
+});
