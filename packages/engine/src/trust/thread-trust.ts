@@ -130,6 +130,7 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
 
   async function verifyThread(thread: Thread, verify: VerifyThreadOptions = {}): Promise<void> {
     const { messages } = thread;
+    const checks: { path: Path; what: string; text: string; signature: string }[] = [];
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]!;
       if (message.role === 'system' && !verify.allowSystemMessages) {
@@ -142,10 +143,15 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
         const what = part.type === 'tool-call' ? `The tool call "${part.id}"` : `The tool result for "${part.toolCallId}"`;
         if (typeof part.signature !== 'string' || part.signature === '') throw refuse(path, `${what} is not signed by this server`);
         const text = part.type === 'tool-call' ? callText(thread.id, message, j, part) : resultText(thread.id, messages, i, j, part);
-        if (!(await keys.verify(text, part.signature))) {
-          throw refuse(path, `${what} does not match its signature (edited, moved or from another thread)`);
-        }
+        checks.push({ path, what, text, signature: part.signature });
       }
+    }
+    // All at once (Web Crypto runs off the main thread); the first failure in thread order is reported.
+    const valid = await Promise.all(checks.map((c) => keys.verify(c.text, c.signature)));
+    const bad = valid.indexOf(false);
+    if (bad >= 0) {
+      const { path, what } = checks[bad]!;
+      throw refuse(path, `${what} does not match its signature (edited, moved or from another thread)`);
     }
 
     // What the run would act on: the trailing assistant message's calls still owed a result.
@@ -267,23 +273,28 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
   }
 
   async function signThread(thread: Thread): Promise<Thread> {
-    const messages = thread.messages.slice();
-    for (let i = 0; i < messages.length; i++) {
-      let message = messages[i]!;
-      if (!message.parts.some((p) => p.type === 'tool-call' || p.type === 'tool-result') && !message.pause) continue;
-      const parts = message.parts.slice();
-      message = { ...message, parts };
-      messages[i] = message;
-      for (let j = 0; j < parts.length; j++) {
-        const part = parts[j]!;
-        if (part.type === 'tool-call') parts[j] = { ...part, signature: await keys.sign(callText(thread.id, message, j, part)) };
-        else if (part.type === 'tool-result') parts[j] = { ...part, signature: await keys.sign(resultText(thread.id, messages, i, j, part)) };
-      }
-      if (message.pause) {
+    const messages = thread.messages.map((m) => ({ ...m, parts: m.parts.slice() }));
+    // Calls first, then results (a result covers its call's signature), then pauses (they cover the calls').
+    const sign = async (type: 'tool-call' | 'tool-result') => {
+      const work: Promise<void>[] = [];
+      messages.forEach((message, i) =>
+        message.parts.forEach((part, j) => {
+          if (part.type !== type) return;
+          const text = part.type === 'tool-call' ? callText(thread.id, message, j, part) : resultText(thread.id, messages, i, j, part as ToolResultPart);
+          work.push(keys.sign(text).then((signature) => void (message.parts[j] = { ...part, signature })));
+        }),
+      );
+      await Promise.all(work);
+    };
+    await sign('tool-call');
+    await sign('tool-result');
+    await Promise.all(
+      messages.map(async (message, i) => {
+        if (!message.pause) return;
         const signature = await keys.sign(pauseText(thread.id, message, message.pause.waitingFor));
         messages[i] = { ...message, pause: { ...message.pause, signature } };
-      }
-    }
+      }),
+    );
     return { ...thread, messages };
   }
 
