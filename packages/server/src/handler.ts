@@ -255,7 +255,8 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
   const trustFor = createTrustResolver(options, profile);
   // Refuse to start a server with tools and no signing secret, where the environment is known now
   // (on Workers, bindings only exist per request: there the first request is refused instead).
-  const startEnv = options.env ?? (globalThis as { process?: { env?: Env } }).process?.env;
+  const onWorkers = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers';
+  const startEnv = options.env ?? (onWorkers ? undefined : (globalThis as { process?: { env?: Env } }).process?.env);
   if (startEnv && !signingSecrets(options, startEnv) && !isDevelopment(options, startEnv) && (profile(startEnv)?.tools ?? 0) > 0) {
     throw missingSecretError();
   }
