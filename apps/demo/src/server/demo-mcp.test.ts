@@ -32,6 +32,32 @@ describe('the demo MCP server', () => {
     expect(lastAnswer(chat)).toContain(`You rolled **${rolls.join(', ')}** (total **${total}**)`);
   }, 30_000);
 
+  it('with approval required for the whole server, the call pauses (signed, like any tool) and runs once approved', async () => {
+    const guarded = demoMcpTools({ needsApproval: true });
+    try {
+      const chat = store(createDemoApi({ env: {}, delayScale: 0, ollama: false, secret: 'a-signing-secret-for-the-mcp-approval-test', extraTools: [guarded] }));
+      await chat.send('roll 2 dice');
+      expect(chat.getSnapshot()).toMatchObject({ haltReason: 'approval', pending: [{ kind: 'approval', name: DICE_TOOL, input: { count: 2, sides: 6 } }] });
+      // The server signed the MCP call like any tool call: only signed calls run after a pause.
+      const call = chat.getSnapshot().thread.messages.flatMap((m) => m.parts).find((p) => p.type === 'tool-call');
+      expect(call).toMatchObject({ name: DICE_TOOL, signature: expect.any(String) });
+      const done = new Promise<void>((resolve) => {
+        const stop = chat.subscribe(() => {
+          const s = chat.getSnapshot();
+          if (s.status === 'ready' && s.haltReason === 'completed') {
+            stop();
+            resolve();
+          }
+        });
+      });
+      void chat.approve(chat.getSnapshot().pending[0]!.toolCallId);
+      await done;
+      expect(lastAnswer(chat)).toMatch(/^You rolled \*\*\d, \d\*\* \(total \*\*\d+\*\*\)/);
+    } finally {
+      await guarded.close();
+    }
+  }, 30_000);
+
   it('without it, the model has no dice tool and says so', async () => {
     const chat = store(createDemoApi({ env: {}, delayScale: 0, ollama: false }));
     await chat.send('roll a die');

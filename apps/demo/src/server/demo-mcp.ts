@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { AnyTool, ToolSource } from '@parlance/engine';
-import { mcpTools, type McpToolSet } from '@parlance/mcp';
+import { mcpTools, type McpToolSet, type McpToolsOptions } from '@parlance/mcp';
 import { stdioServer } from '@parlance/mcp/stdio';
 
 const SERVER = fileURLToPath(new URL('../mcp/dice-server.ts', import.meta.url));
@@ -16,12 +16,14 @@ export interface DemoMcp extends ToolSource {
   close(): Promise<void>;
 }
 
-export function demoMcpTools(): DemoMcp {
+/** `options` go to `mcpTools` (the demo runs with none: its dice need no approval). */
+export function demoMcpTools(options: McpToolsOptions = {}): DemoMcp {
   let connecting: Promise<McpToolSet | undefined> | undefined;
   const connect = () =>
     (connecting ??= mcpTools(stdioServer({ command: process.execPath, args: ['--import', 'tsx', SERVER], cwd: DEMO_DIR }), {
       clientInfo: { name: 'parlance-demo', version: '0.0.0' },
       timeoutMs: 10_000,
+      ...options,
     }).catch((error: unknown) => {
       console.error(`The demo MCP server did not start (its tools are off): ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
