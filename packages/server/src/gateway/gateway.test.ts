@@ -3,9 +3,9 @@
  * per-key allow-lists and rate limits, fallbacks, usage and cost per key, what crosses
  * dialects and what does not, and every streamed answer read back at random byte cuts.
  */
-import { DIALECT_IDS, decodeStream, type DialectId } from '@parlance/dialects';
+import { DIALECT_IDS, decodeStream, getDialect, type DialectId } from '@parlance/dialects';
 import type { ModelSpec } from '@parlance/engine';
-import { collectResponse } from '@parlance/protocol';
+import { collectResponse, type Event } from '@parlance/protocol';
 import { mockProviderServer, type MockProviderHandler } from '@parlance/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { createGateway, type GatewayFinish } from './gateway.ts';
@@ -180,4 +180,48 @@ describe('the gateway', () => {
     await reader.cancel();
     await vi.waitFor(() => expect(stopped).toBe(true));
   });
+
+  it('streams incrementally: the caller reads the first delta while the provider is still answering', async () => {
+    const encoder = getDialect('anthropic_messages').createResponseEncoder({ usage: { inputTokens: 3 } });
+    const frames = (events: Event[]) => new TextEncoder().encode(events.flatMap((event) => encoder.push(event)).join(''));
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let providerDone = false;
+    const gated: ModelSpec = {
+      ...target('anthropic_messages', mockProviderServer({ dialect: 'anthropic_messages', script: [TEXT] })),
+      fetch: async () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            async start(controller) {
+              controller.enqueue(frames([{ type: 'message-start' }, { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'first' }]));
+              await held;
+              controller.enqueue(frames([{ type: 'text-delta', id: 't', delta: ' second' }, { type: 'text-end', id: 't' }, { type: 'finish', finishReason: 'stop', usage: { outputTokens: 2 } }]));
+              providerDone = true;
+              controller.close();
+            },
+          }),
+          { headers: { 'content-type': 'text/event-stream' } },
+        ),
+    };
+    const app = createGateway({ routes: { m: gated }, authorize: staticKeys({ k1: { id: 'a' } }) });
+    const response = await post(app, 'openai_responses', 'm', true);
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('"delta":"first"')) {
+      const { done, value } = await reader.read();
+      expect(done).toBe(false);
+      text += new TextDecoder().decode(value);
+    }
+    expect(providerDone).toBe(false);
+    release();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    expect(providerDone).toBe(true);
+    expect(text).toContain('"delta":" second"');
+    expect(text).toContain('response.completed');
+  });
 });
+

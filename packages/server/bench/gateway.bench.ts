@@ -1,0 +1,178 @@
+/**
+ * Gateway bench: what the gateway adds per streamed delta, against calling the mock provider
+ * directly with the same answer.
+ *
+ *   direct:   client ──HTTP──> mock provider (dialect B)
+ *   gateway:  client (dialect A) ──HTTP──> gateway ──HTTP──> mock provider (dialect B)
+ *
+ * Everything runs in this process on 127.0.0.1, so process CPU time covers client, gateway and
+ * mock alike; the client only reads bytes (no parsing) and the mock's work is the same both
+ * ways, so the difference in CPU per delta is the gateway's: decoding B, the engine's provider
+ * model, encoding A, and the extra HTTP hop. Latency is measured unloaded (one request at a
+ * time): time to first byte and to the last byte, p50 and p99, and the gateway's addition.
+ * A second table does the same without sockets (the gateway's `fetch` calls the mock handler
+ * in-process), which isolates the translation from HTTP.
+ *
+ * Run: `pnpm bench` in packages/server (after the load bench), or
+ * `node --import tsx bench/gateway.bench.ts`. Knobs: BENCH_DELTAS (200), BENCH_REQUESTS (60).
+ * Exits non-zero only when the bench itself breaks, never because of a timing.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import { getDialect, type DialectId } from '@parlance/dialects';
+import type { ModelSpec } from '@parlance/engine';
+import { mockProviderServer, serveMockProvider, type MockProviderServer, type ScriptedTurn } from '@parlance/testing';
+import { createGateway, staticKeys } from '../src/gateway/index.ts';
+import { ms, percentile, table } from './stats.ts';
+
+const DELTAS = Number(process.env.BENCH_DELTAS ?? 200);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
+const WARMUP = 10;
+
+const PROVIDER: Record<DialectId, Omit<ModelSpec, 'model'>> = {
+  openai_completions: { provider: 'openai', dialect: 'openai_completions' },
+  openai_responses: { provider: 'openai' },
+  anthropic_messages: { provider: 'anthropic' },
+  google_gemini: { provider: 'google' },
+  ollama_chat: { provider: 'ollama' },
+};
+
+/** Caller dialect -> provider dialect. */
+const PAIRS: [DialectId, DialectId][] = [
+  ['openai_completions', 'anthropic_messages'],
+  ['anthropic_messages', 'anthropic_messages'],
+  ['openai_responses', 'google_gemini'],
+  ['google_gemini', 'openai_completions'],
+  ['ollama_chat', 'openai_responses'],
+];
+
+const TURN: ScriptedTurn = { text: Array.from({ length: DELTAS }, (_, i) => `word${i} `), usage: { inputTokens: 10, outputTokens: DELTAS } };
+
+function callerBody(dialect: DialectId): { path: string; body: unknown } {
+  switch (dialect) {
+    case 'openai_completions':
+      return { path: '/v1/chat/completions', body: { model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] } };
+    case 'openai_responses':
+      return { path: '/v1/responses', body: { model: 'm', stream: true, input: 'hi' } };
+    case 'anthropic_messages':
+      return { path: '/v1/messages', body: { model: 'm', stream: true, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] } };
+    case 'google_gemini':
+      return { path: '/v1beta/models/m:streamGenerateContent?alt=sse', body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } };
+    case 'ollama_chat':
+      return { path: '/api/chat', body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] } };
+  }
+}
+
+/** The request the engine sends the provider (what a direct caller of dialect B sends). */
+function directBody(dialect: DialectId): { path: string; body: unknown } {
+  const d = getDialect(dialect);
+  return { path: d.path('m', { stream: true }), body: d.encodeRequest({ model: 'm', messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'hi' }] }] }) };
+}
+
+interface Sample {
+  ttfb: number;
+  total: number;
+  bytes: number;
+}
+
+async function timed(fetchOnce: () => Promise<Response>): Promise<Sample> {
+  const start = performance.now();
+  const response = await fetchOnce();
+  if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+  const reader = response.body!.getReader();
+  let ttfb = NaN;
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (Number.isNaN(ttfb)) ttfb = performance.now() - start;
+    bytes += value.byteLength;
+  }
+  return { ttfb, total: performance.now() - start, bytes };
+}
+
+interface Run {
+  samples: Sample[];
+  cpuMicros: number;
+}
+
+async function run(fetchOnce: () => Promise<Response>): Promise<Run> {
+  for (let i = 0; i < WARMUP; i++) await timed(fetchOnce);
+  const samples: Sample[] = [];
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < REQUESTS; i++) samples.push(await timed(fetchOnce));
+  const used = process.cpuUsage(cpu);
+  return { samples, cpuMicros: used.user + used.system };
+}
+
+function post(url: string, { path, body }: { path: string; body: unknown }, headers: Record<string, string> = {}) {
+  return () => fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+function listen(app: { fetch: (request: Request) => Response | Promise<Response> }): Promise<{ url: string; server: ServerType }> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => resolve({ url: `http://127.0.0.1:${info.port}`, server }));
+  });
+}
+
+const perDelta = (run: Run) => run.cpuMicros / (REQUESTS * DELTAS);
+const p = (run: Run, key: 'ttfb' | 'total', q: number) => percentile(run.samples.map((s) => s[key]), q);
+
+async function main(): Promise<void> {
+  console.log(`Gateway bench: ${DELTAS} deltas per streamed answer, ${REQUESTS} sequential requests per row (after ${WARMUP} warm-up), Node ${process.version}\n`);
+  const httpRows = [['caller -> provider', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', 'TTFB p50 direct/gw', 'total p50 direct/gw', 'total p99 direct/gw', 'added total p50 ms']];
+  const memRows = [['caller -> provider (no sockets)', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', 'added total p50 ms']];
+  for (const [caller, provider] of PAIRS) {
+    const mock: MockProviderServer = await serveMockProvider({ dialect: provider, script: [TURN] });
+    const gateway = createGateway({
+      routes: { m: { ...PROVIDER[provider], model: 'm', baseURL: mock.url, apiKey: 'k', retry: false } },
+      authorize: staticKeys({ g: { id: 'bench' } }),
+    });
+    const served = await listen(gateway);
+    const direct = await run(post(mock.url, directBody(provider)));
+    const through = await run(post(served.url, callerBody(caller), { authorization: 'Bearer g' }));
+    httpRows.push([
+      `${caller} -> ${provider}`,
+      perDelta(direct).toFixed(2),
+      perDelta(through).toFixed(2),
+      (perDelta(through) - perDelta(direct)).toFixed(2),
+      `${ms(p(direct, 'ttfb', 50))}/${ms(p(through, 'ttfb', 50))}`,
+      `${ms(p(direct, 'total', 50))}/${ms(p(through, 'total', 50))}`,
+      `${ms(p(direct, 'total', 99))}/${ms(p(through, 'total', 99))}`,
+      ms(p(through, 'total', 50) - p(direct, 'total', 50)),
+    ]);
+    await new Promise<void>((resolve) => served.server.close(() => resolve()));
+    await mock.close();
+
+    // The same without sockets: the mock handler in-process, the gateway called as a function.
+    const handler = mockProviderServer({ dialect: provider, script: [TURN] });
+    const inProcess = createGateway({
+      routes: { m: { ...PROVIDER[provider], model: 'm', baseURL: 'https://mock.bench', apiKey: 'k', retry: false, fetch: (input, init) => handler(new Request(input, init)) } },
+      authorize: staticKeys({ g: { id: 'bench' } }),
+    });
+    const directRequest = directBody(provider);
+    const callerRequest = callerBody(caller);
+    const directMem = await run(() => handler(new Request(`https://mock.bench${directRequest.path}`, { method: 'POST', body: JSON.stringify(directRequest.body) })));
+    const throughMem = await run(async () =>
+      inProcess.request(callerRequest.path, { method: 'POST', headers: { authorization: 'Bearer g', 'content-type': 'application/json' }, body: JSON.stringify(callerRequest.body) }),
+    );
+    memRows.push([
+      `${caller} -> ${provider}`,
+      perDelta(directMem).toFixed(2),
+      perDelta(throughMem).toFixed(2),
+      (perDelta(throughMem) - perDelta(directMem)).toFixed(2),
+      ms(p(throughMem, 'total', 50) - p(directMem, 'total', 50)),
+    ]);
+  }
+  console.log('Over HTTP on 127.0.0.1 (client, gateway and mock in one process; CPU = process user+system time):');
+  console.log(table(httpRows));
+  console.log('\nIn process (no sockets): the translation alone');
+  console.log(table(memRows));
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error('BENCH FAILED:', error);
+    process.exit(1);
+  },
+);
