@@ -12,7 +12,14 @@
  */
 import { ParlanceError } from '@parlance/protocol';
 
-/** One content block of an MCP tool result, as the engine's tool output carries it. */
+/**
+ * One content block of an MCP tool result, as the engine's tool output carries it.
+ *
+ * @example
+ * ```ts
+ * const part: McpContentPart = { type: 'image', mediaType: 'image/png', data: 'iVBORw0…' };
+ * ```
+ */
 export type McpContentPart =
   | { type: 'text'; text: string }
   | { type: 'image'; mediaType: string; data: string }
@@ -20,7 +27,14 @@ export type McpContentPart =
   | { type: 'resource'; uri: string; mediaType?: string; text?: string; data?: string }
   | { type: 'resource_link'; uri: string; name: string; mediaType?: string; description?: string };
 
-/** The output of an MCP tool whose result is more than text. */
+/**
+ * The output of an MCP tool whose result is more than text.
+ *
+ * @example
+ * ```ts
+ * const output: McpContentOutput = { content: [{ type: 'text', text: 'A chart' }, { type: 'image', mediaType: 'image/png', data: '…' }] };
+ * ```
+ */
 export interface McpContentOutput {
   content: McpContentPart[];
 }

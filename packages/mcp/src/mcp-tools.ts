@@ -20,9 +20,26 @@ import { ParlanceError, type JSONSchema } from '@parlance/protocol';
 import { toToolOutput } from './call-result.ts';
 import { engineToolNames } from './tool-names.ts';
 
+/**
+ * A tool as the MCP server lists it (the SDK's `Tool`), as `filter` sees it.
+ *
+ * @example
+ * ```ts
+ * const readOnly = (tool: McpTool) => tool.annotations?.readOnlyHint === true;
+ * ```
+ */
 export type { McpTool };
 
-/** Where the tools come from: a connected SDK `Client`, a streamable HTTP endpoint, or any SDK transport. */
+/**
+ * Where the tools come from: a connected SDK `Client`, a streamable HTTP endpoint, or any SDK transport
+ * (`stdioServer()` from `@parlance/mcp/stdio` makes one for a child process).
+ *
+ * @example
+ * ```ts
+ * await mcpTools({ url: 'https://mcp.example.com/mcp', headers: { authorization: 'Bearer …' } });
+ * await mcpTools(connectedClient); // a Client you connected (and will close) yourself
+ * ```
+ */
 export type McpConnection =
   | Client
   | {
@@ -33,7 +50,14 @@ export type McpConnection =
     }
   | { transport: Transport };
 
-/** Settings of one of the server's tools, by its name on the server. */
+/**
+ * Settings of one of the server's tools, by its name on the server.
+ *
+ * @example
+ * ```ts
+ * await mcpTools(connection, { needsApproval: true, tools: { search: { needsApproval: false, timeoutMs: 5_000 } } });
+ * ```
+ */
 export interface McpToolSettings {
   /** Overrides the server-wide `needsApproval`. */
   needsApproval?: NeedsApproval<unknown>;
@@ -41,6 +65,14 @@ export interface McpToolSettings {
   timeoutMs?: number;
 }
 
+/**
+ * Options of `mcpTools()`.
+ *
+ * @example
+ * ```ts
+ * await mcpTools(connection, { prefix: 'gh_', filter: (t) => !t.annotations?.destructiveHint, onToolsChanged: (tools) => console.log(tools.length) });
+ * ```
+ */
 export interface McpToolsOptions {
   /** Put before every tool name (`github_`), to keep the tools of several servers apart. */
   prefix?: string;
@@ -62,6 +94,14 @@ export interface McpToolsOptions {
 
 /**
  * A server's tools, kept current. Pass it in `tools` (it is a ToolSource) or spread `tools`.
+ *
+ * @example
+ * ```ts
+ * const set = await mcpTools({ url });
+ * createEngine({ tools: [set] });       // follows the server's list changes
+ * createEngine({ tools: [...set.tools] }); // a snapshot of the list as it is now
+ * await set.close();
+ * ```
  */
 export interface McpToolSet extends ToolSource {
   /** The SDK client (to read resources or prompts of the same server). */

@@ -222,6 +222,17 @@ describe('OpenTelemetry spans of a run', () => {
     expect(one(child.spans, 'execute_tool delete_file').parentSpanId).toBe(resumed.spanId);
   }, 30_000);
 
+  it('a tool that asks the user ends its span as a pause, not an error', async () => {
+    const { tracer, spans } = memoryTracer();
+    const ask = tool({ name: 'ask', input: z.object({}), execute: (_input, { askUser }) => askUser('Which size?') });
+    const model = fakeModel({ script: [{ toolCalls: [{ id: 'q', name: 'ask', input: {} }] }] });
+    const result = await createEngine({ model, tools: [ask], telemetry: { tracer } }).chat({ prompt: 'order' });
+    expect(result.haltReason).toBe('ask-user');
+    const span = one(spans(), 'execute_tool ask');
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    expect(span.attributes['parlance.tool.outcome']).toBe('ask-user');
+  });
+
   it('ignores a malformed trace context in thread metadata (it may come from a browser)', async () => {
     const { tracer, spans } = memoryTracer();
     const thread = { version: 1 as const, id: 't', messages: [], metadata: { title: 'Trip', [TRACE_METADATA_KEY]: { traceparent: '00-zz-not-a-trace' } } };

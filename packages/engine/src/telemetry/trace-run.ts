@@ -247,7 +247,11 @@ function traceTool(tool: AnyTool, state: RunState): AnyTool {
         end();
         return output;
       } catch (error) {
-        end(error);
+        // `askUser` pauses the run by rejecting with a symbol: a pause, not a failure.
+        if (typeof error === 'symbol') {
+          span.setAttribute('parlance.tool.outcome', 'ask-user');
+          end();
+        } else end(error);
         throw error;
       } finally {
         context.signal.removeEventListener('abort', onAbort);
