@@ -22,6 +22,14 @@ import { serve } from '@hono/node-server';
 import { createGateway, staticKeys, type GatewayPrincipal, type GatewayRoute } from '@parlance/server/gateway';
 import type { CliIo } from './decode-command.ts';
 
+/**
+ * The help text of `parlance gateway`.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(GATEWAY_HELP);
+ * ```
+ */
 export const GATEWAY_HELP = `Usage: parlance gateway --config <file> [--host <host>] [--port <port>]
 
 Serve the Parlance gateway: the OpenAI (Chat Completions, Responses), Anthropic,
@@ -36,6 +44,14 @@ Options:
 Provider keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...).
 `;
 
+/**
+ * The config file's shape (see the module comment).
+ *
+ * @example
+ * ```ts
+ * const config: GatewayConfig = { routes: { fast: 'openai:gpt-5-mini' }, keys: { 'sk-dev': { id: 'me' } } };
+ * ```
+ */
 export interface GatewayConfig {
   host?: string;
   port?: number;
@@ -69,7 +85,14 @@ function principals(value: unknown, where: string): Record<string, GatewayPrinci
   return value as Record<string, GatewayPrincipal>;
 }
 
-/** Checks a parsed config file; throws with the field at fault. */
+/**
+ * Checks a parsed config file; throws with the field at fault.
+ *
+ * @example
+ * ```ts
+ * const config = parseGatewayConfig(JSON.parse(await readFile('gateway.json', 'utf8')));
+ * ```
+ */
 export function parseGatewayConfig(value: unknown): GatewayConfig {
   if (!isObject(value)) throw new ConfigError('The config must be a JSON object');
   if (!isObject(value.routes) || Object.keys(value.routes).length === 0) throw new ConfigError('"routes" must name at least one model');
@@ -89,13 +112,28 @@ export function parseGatewayConfig(value: unknown): GatewayConfig {
   return config;
 }
 
-/** The process's running gateway: its URL and how to stop it. */
+/**
+ * The process's running gateway: its URL and how to stop it.
+ *
+ * @example
+ * ```ts
+ * const running = await startGateway(config, process.env, console.log);
+ * await running.close();
+ * ```
+ */
 export interface RunningGateway {
   url: string;
   close(): Promise<void>;
 }
 
-/** Starts the gateway for a config; `env` supplies provider keys and `keysFromEnv`. */
+/**
+ * Starts the gateway for a config; `env` supplies provider keys and `keysFromEnv`.
+ *
+ * @example
+ * ```ts
+ * const { url } = await startGateway({ routes: { fast: 'openai:gpt-5-mini' }, keys: { 'sk-dev': { id: 'me' } }, port: 0 }, process.env, console.log);
+ * ```
+ */
 export async function startGateway(config: GatewayConfig, env: Record<string, string | undefined>, log: (line: string) => void): Promise<RunningGateway> {
   const keys: Record<string, GatewayPrincipal> = { ...config.keys };
   for (const [name, principal] of Object.entries(config.keysFromEnv ?? {})) {
@@ -139,17 +177,28 @@ export async function startGateway(config: GatewayConfig, env: Record<string, st
 }
 
 /**
+ * @example
+ * ```ts
+ * const stop = new AbortController();
+ * process.exitCode = await runGatewayCli(['--config', 'gateway.json'], process, { env: process.env, signal: stop.signal });
+ * ```
  * `parlance gateway ...`: resolves when the server stops (`signal` aborted), to the exit code.
  * 2 for a usage or config error.
  */
 export async function runGatewayCli(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr'>, options: { env: Record<string, string | undefined>; signal: AbortSignal }): Promise<number> {
-  let values;
+  const options_ = {
+    config: { type: 'string', short: 'c' },
+    host: { type: 'string' },
+    port: { type: 'string', short: 'p' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
+  let values: ReturnType<typeof parseArgs<{ args: string[]; strict: true; allowPositionals: false; options: typeof options_ }>>['values'];
   try {
     values = parseArgs({
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: { config: { type: 'string', short: 'c' }, host: { type: 'string' }, port: { type: 'string', short: 'p' }, help: { type: 'boolean', short: 'h' } },
+      options: options_,
     }).values;
   } catch (error) {
     io.stderr.write(`parlance gateway: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -29,4 +29,4 @@ export {
   type ResponseEncoding,
   type ResponseError,
 } from './shared/response-encoding.ts';
-export { type DecodedRequest, type RequestDecodeOptions, type RequestDecoding } from './shared/request-decoding.ts';
+export type { DecodedRequest, RequestDecodeOptions, RequestDecoding } from './shared/request-decoding.ts';

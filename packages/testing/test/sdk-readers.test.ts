@@ -32,7 +32,7 @@ function modelFor(name: ScenarioName): string {
 }
 
 /** What every SDK must read for each scenario. */
-export function expectScenario(sdk: Sdk, name: ScenarioName, stream: boolean, seen: Observed): void {
+function expectScenario(sdk: Sdk, name: ScenarioName, stream: boolean, seen: Observed): void {
   const usage = { input: USAGE.inputTokens, output: USAGE.outputTokens };
   switch (name) {
     case 'text':

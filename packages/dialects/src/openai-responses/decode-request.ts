@@ -76,18 +76,17 @@ function assistantParts(item: JsonObject, path: Path): Part[] {
   const content = item.content;
   const parts: Part[] = [];
   const entries = typeof content === 'string' ? [{ type: 'output_text', text: content }] : arrayAt(content, [...path, 'content']);
-  entries.forEach((raw, i) => {
+  for (const [i, raw] of entries.entries()) {
     const entry = objectAt(raw, [...path, 'content', i]);
-    let part: Part;
-    if (entry.type === 'output_text' || entry.type === 'input_text') part = { type: 'text', text: stringAt(entry.text, [...path, 'content', i, 'text']) };
-    else if (entry.type === 'refusal') {
-      part = { type: 'text', text: stringAt(entry.refusal, [...path, 'content', i, 'refusal']), providerState: state({ itemId, refusal: true }) };
-      parts.push(part);
-      return;
-    } else return invalid(`Unknown assistant content type "${String(entry.type)}"`, [...path, 'content', i, 'type']);
+    if (entry.type === 'refusal') {
+      parts.push({ type: 'text', text: stringAt(entry.refusal, [...path, 'content', i, 'refusal']), providerState: state({ itemId, refusal: true }) });
+      continue;
+    }
+    if (entry.type !== 'output_text' && entry.type !== 'input_text') invalid(`Unknown assistant content type "${String(entry.type)}"`, [...path, 'content', i, 'type']);
+    const part: Part = { type: 'text', text: stringAt(entry.text, [...path, 'content', i, 'text']) };
     if (providerState) part.providerState = providerState;
     parts.push(part);
-  });
+  }
   return parts;
 }
 
@@ -102,8 +101,8 @@ function reasoningParts(item: JsonObject, path: Path): Part[] {
     if (encrypted !== undefined && parts.length === 0) part.signature = encrypted;
     parts.push(part);
   };
-  summaries.forEach((raw, i) => push(stringAt(objectAt(raw, [...path, 'summary', i]).text, [...path, 'summary', i, 'text']), undefined));
-  contents.forEach((raw, i) => push(stringAt(objectAt(raw, [...path, 'content', i]).text, [...path, 'content', i, 'text']), 'content'));
+  for (const [i, raw] of summaries.entries()) push(stringAt(objectAt(raw, [...path, 'summary', i]).text, [...path, 'summary', i, 'text']), undefined);
+  for (const [i, raw] of contents.entries()) push(stringAt(objectAt(raw, [...path, 'content', i]).text, [...path, 'content', i, 'text']), 'content');
   if (parts.length === 0) push('', undefined);
   return parts;
 }
@@ -129,7 +128,7 @@ function decodeInput(body: JsonObject, system: string[]): Message[] {
     messages.push(message);
     return message;
   };
-  arrayAt(body.input, ['input']).forEach((raw, index) => {
+  for (const [index, raw] of arrayAt(body.input, ['input']).entries()) {
     const path = ['input', index];
     const item = objectAt(raw, path);
     const type = item.type ?? 'message';
@@ -141,11 +140,11 @@ function decodeInput(body: JsonObject, system: string[]): Message[] {
         } else if (role === 'user') messages.push({ id: `msg_${messages.length}`, role: 'user', parts: inputParts(item.content, [...path, 'content']) });
         else if (role === 'assistant') assistant().parts.push(...assistantParts(item, path));
         else invalid(`Unknown message role "${String(role)}"`, [...path, 'role']);
-        return;
+        continue;
       }
       case 'reasoning':
         assistant().parts.push(...reasoningParts(item, path));
-        return;
+        continue;
       case 'function_call': {
         const id = stringAt(item.call_id, [...path, 'call_id']);
         const name = stringAt(item.name, [...path, 'name']);
@@ -153,20 +152,20 @@ function decodeInput(body: JsonObject, system: string[]): Message[] {
         const part: Part = { type: 'tool-call', id, name, input: parseArguments(item.arguments, [...path, 'arguments']) };
         if (typeof item.id === 'string') part.providerState = state({ itemId: item.id });
         assistant().parts.push(part);
-        return;
+        continue;
       }
       case 'function_call_output': {
         const id = stringAt(item.call_id, [...path, 'call_id']);
         const output = outputText(item.output, [...path, 'output']);
         messages.push({ id: `msg_${messages.length}`, role: 'tool', parts: [{ type: 'tool-result', toolCallId: id, name: names.get(id) ?? '', output }] });
-        return;
+        continue;
       }
       case 'item_reference':
         return invalid('Item references need the provider-side conversation; send the items themselves', [...path, 'type']);
       default:
-        return invalid(`Input items of type "${String(type)}" are not supported through a gateway`, [...path, 'type']);
+        invalid(`Input items of type "${String(type)}" are not supported through a gateway`, [...path, 'type']);
     }
-  });
+  }
   return messages;
 }
 

@@ -8,6 +8,14 @@
 import { ParlanceError, type FilePart, type ModelRequest } from '@parlance/protocol';
 import { isObject, type JsonObject } from './json.ts';
 
+/**
+ * What the URL says about a request (Gemini names the model and the method in the path).
+ *
+ * @example
+ * ```ts
+ * getDialect('google_gemini').decodeRequest(body, { model: 'gemini-2.5-flash', stream: true });
+ * ```
+ */
 export interface RequestDecodeOptions {
   /** The model named outside the body (Gemini puts it in the path). */
   model?: string;
@@ -15,12 +23,28 @@ export interface RequestDecodeOptions {
   stream?: boolean;
 }
 
+/**
+ * A decoded provider request and whether the caller asked for a stream.
+ *
+ * @example
+ * ```ts
+ * const { request, stream } = getDialect('openai_completions').decodeRequest(await req.json());
+ * ```
+ */
 export interface DecodedRequest {
   request: ModelRequest;
   /** Whether the client asked for a streamed answer. */
   stream: boolean;
 }
 
+/**
+ * What each dialect offers to read its own API's requests (every `Dialect` has it).
+ *
+ * @example
+ * ```ts
+ * const { request } = getDialect('anthropic_messages').decodeRequest(body); // ModelRequest; malformed -> ParlanceError('invalid_request')
+ * ```
+ */
 export interface RequestDecoding {
   /** A provider request body -> ModelRequest (throws `invalid_request` for a malformed body). */
   decodeRequest(body: unknown, options?: RequestDecodeOptions): DecodedRequest;

@@ -7,7 +7,14 @@
  */
 import type { ErrorCode, Event, Response, Usage } from '@parlance/protocol';
 
-/** What the encoders put in the identity fields of a response. */
+/**
+ * What the encoders put in the identity fields of a response.
+ *
+ * @example
+ * ```ts
+ * getDialect('openai_completions').createResponseEncoder({ model: 'fast', responseId: 'chatcmpl-1', created: 1_700_000_000 });
+ * ```
+ */
 export interface ResponseEncoderOptions {
   /** The model name reported to the client (default `'mock-model'`). */
   model?: string;
@@ -28,7 +35,14 @@ export interface ResponseEncoderOptions {
   geminiArgumentPieceLength?: number;
 }
 
-/** An error to report to a client, in its provider's shape. */
+/**
+ * An error to report to a client, in its provider's shape.
+ *
+ * @example
+ * ```ts
+ * getDialect('anthropic_messages').encodeError({ code: 'overloaded', message: 'Try again' }); // status 529, an Anthropic error body
+ * ```
+ */
 export interface ResponseError {
   code: ErrorCode;
   message: string;
@@ -39,6 +53,13 @@ export interface ResponseError {
 /**
  * A push-based streaming encoder: one call per protocol event, returning the serialised
  * frames that event produced (none when the provider carries it in a later frame).
+ *
+ * @example
+ * ```ts
+ * const encoder = getDialect('anthropic_messages').createResponseEncoder({ model: 'claude' });
+ * for await (const event of model.stream(request)) for (const frame of encoder.push(event)) write(frame);
+ * for (const frame of encoder.end()) write(frame);
+ * ```
  */
 export interface ResponseEncoder {
   push(event: Event): string[];
@@ -48,14 +69,29 @@ export interface ResponseEncoder {
   error(error: ResponseError): string[];
 }
 
-/** An HTTP error response as the provider sends it before any streamed byte. */
+/**
+ * An HTTP error response as the provider sends it before any streamed byte.
+ *
+ * @example
+ * ```ts
+ * const { status, headers, body } = getDialect('google_gemini').encodeError({ code: 'rate_limited', message: 'Slow down' });
+ * return new Response(body, { status, headers });
+ * ```
+ */
 export interface EncodedHttpError {
   status: number;
   headers: Record<string, string>;
   body: string;
 }
 
-/** What each dialect offers for the server side of its API. */
+/**
+ * What each dialect offers for the server side of its API (every `Dialect` has it).
+ *
+ * @example
+ * ```ts
+ * const body = getDialect('openai_responses').encodeResponse(await collectResponse(events), { model: 'fast' });
+ * ```
+ */
 export interface ResponseEncoding {
   /** The streaming response's content type. */
   streamContentType: string;
@@ -66,17 +102,38 @@ export interface ResponseEncoding {
   encodeError(error: ResponseError): EncodedHttpError;
 }
 
-/** One SSE frame. JSON.stringify never emits a raw newline, so one `data:` line suffices. */
+/**
+ * One SSE frame. JSON.stringify never emits a raw newline, so one `data:` line suffices.
+ *
+ * @example
+ * ```ts
+ * sseFrame({ type: 'ping' }, 'ping'); // 'event: ping\ndata: {"type":"ping"}\n\n'
+ * ```
+ */
 export function sseFrame(data: unknown, event?: string, eol = '\n'): string {
   return `${event === undefined ? '' : `event: ${event}${eol}`}data: ${JSON.stringify(data)}${eol}${eol}`;
 }
 
-/** One NDJSON line. */
+/**
+ * One NDJSON line.
+ *
+ * @example
+ * ```ts
+ * ndjsonLine({ done: true }); // '{"done":true}\n'
+ * ```
+ */
 export function ndjsonLine(data: unknown): string {
   return `${JSON.stringify(data)}\n`;
 }
 
-/** The HTTP status a provider answers with for each error code. */
+/**
+ * The HTTP status a provider answers with for each error code.
+ *
+ * @example
+ * ```ts
+ * statusForCode('rate_limited'); // 429
+ * ```
+ */
 export function statusForCode(code: ErrorCode): number {
   switch (code) {
     case 'invalid_request':
@@ -100,7 +157,14 @@ export function statusForCode(code: ErrorCode): number {
   }
 }
 
-/** The whole stream of an event list as one string (tests, fixtures). */
+/**
+ * The whole stream of an event list as one string (tests, fixtures).
+ *
+ * @example
+ * ```ts
+ * const sse = encodeResponseStream(getDialect('anthropic_messages'), events, { model: 'claude' });
+ * ```
+ */
 export function encodeResponseStream(encoding: ResponseEncoding, events: readonly Event[], options?: ResponseEncoderOptions): string {
   const encoder = encoding.createResponseEncoder(options);
   let out = '';

@@ -15,7 +15,7 @@
  *   POST /api/chat                                 Ollama
  *   GET  /v1/models                                the caller's models, in OpenAI's shape
  */
-import { getDialect, type Dialect, type DialectId } from '@parlance/dialects';
+import { getDialect, type DecodedRequest, type Dialect, type DialectId } from '@parlance/dialects';
 import type { ResolveModelOptions } from '@parlance/engine';
 import {
   collectResponse,
@@ -34,7 +34,14 @@ import { openEnvelopes, sealReasoning } from './envelope.ts';
 import { createWindowLimiter, gatewayKeyOf, type GatewayPrincipal } from './keys.ts';
 import { createRouter, dialectsOf, type GatewayRoute } from './routing.ts';
 
-/** What a finished gateway call reports (for usage and cost per key). */
+/**
+ * What a finished gateway call reports (for usage and cost per key).
+ *
+ * @example
+ * ```ts
+ * createGateway({ routes, authorize, onFinish: (f: GatewayFinish) => bill(f.principal.id, f.usage.cost ?? 0) });
+ * ```
+ */
 export interface GatewayFinish {
   principal: GatewayPrincipal;
   /** The model name the caller sent. */
@@ -53,6 +60,14 @@ export interface GatewayFinish {
   durationMs: number;
 }
 
+/**
+ * The gateway's configuration: routes, key mapping, limits, reporting.
+ *
+ * @example
+ * ```ts
+ * const options: GatewayOptions = { routes: { fast: 'openai:gpt-5-mini' }, authorize: staticKeys({ 'sk-1': { id: 'me' } }) };
+ * ```
+ */
 export interface GatewayOptions {
   /** Caller-facing model names -> provider models or fallback chains. Also the model allow-list. */
   routes: Record<string, GatewayRoute>;
@@ -280,7 +295,7 @@ export function createGateway(options: GatewayOptions): Hono {
     } catch {
       return errorResponse(dialect, 'invalid_request', 'The request body is not valid JSON', 400);
     }
-    let decoded;
+    let decoded: DecodedRequest;
     try {
       decoded = dialect.decodeRequest(json, urlModel ?? {});
     } catch (error) {

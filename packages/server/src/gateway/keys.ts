@@ -4,7 +4,14 @@
  * Provider keys never come from callers: they stay in the server's environment.
  */
 
-/** A caller: whom a gateway key belongs to, what it may use, how fast. */
+/**
+ * A caller: whom a gateway key belongs to, what it may use, how fast.
+ *
+ * @example
+ * ```ts
+ * const principal: GatewayPrincipal = { id: 'team-a', models: ['fast'], rateLimit: { requests: 60, windowMs: 60_000 } };
+ * ```
+ */
 export interface GatewayPrincipal {
   /** Stable id for usage reports and rate limits. */
   id: string;
@@ -15,7 +22,14 @@ export interface GatewayPrincipal {
   [key: string]: unknown;
 }
 
-/** The key a caller's SDK sent, whichever header its SDK uses. */
+/**
+ * The key a caller's SDK sent, whichever header its SDK uses.
+ *
+ * @example
+ * ```ts
+ * gatewayKeyOf(new Request('http://gw/v1/messages', { headers: { 'x-api-key': 'sk-1' } })); // 'sk-1'
+ * ```
+ */
 export function gatewayKeyOf(request: Request): string | undefined {
   const authorization = request.headers.get('authorization');
   if (authorization && /^bearer\s+/i.test(authorization)) return authorization.replace(/^bearer\s+/i, '').trim() || undefined;
@@ -50,7 +64,15 @@ export function staticKeys(keys: Record<string, GatewayPrincipal>): (key: string
   };
 }
 
-/** A fixed-window counter per principal, in memory (one instance; use a shared store across instances). */
+/**
+ * A fixed-window counter per principal, in memory (one instance; use a shared store across instances).
+ *
+ * @example
+ * ```ts
+ * const limit = createWindowLimiter();
+ * if (!limit(principal).ok) return tooManyRequests();
+ * ```
+ */
 export function createWindowLimiter(): (principal: GatewayPrincipal, now?: number) => { ok: true } | { ok: false; retryAfterSeconds: number } {
   const windows = new Map<string, { start: number; count: number }>();
   return (principal, now = Date.now()) => {

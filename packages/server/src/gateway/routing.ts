@@ -5,12 +5,34 @@
 import { resolveModel, withFallback, type ModelSpec, type ResolveModelOptions } from '@parlance/engine';
 import type { LanguageModel } from '@parlance/protocol';
 
-/** A provider model: `'provider:model'`, a `{ provider, model, ...settings }` spec, or a ready LanguageModel. */
+/**
+ * A provider model: `'provider:model'`, a `{ provider, model, ...settings }` spec, or a ready LanguageModel.
+ *
+ * @example
+ * ```ts
+ * const local: RouteTarget = { provider: 'ollama', model: 'qwen3', baseURL: 'http://127.0.0.1:11434' };
+ * ```
+ */
 export type RouteTarget = string | ModelSpec | LanguageModel;
 
-/** One route: a target, or a fallback chain tried in order until one starts answering. */
+/**
+ * One route: a target, or a fallback chain tried in order until one starts answering.
+ *
+ * @example
+ * ```ts
+ * const smart: GatewayRoute = { model: 'anthropic:claude-sonnet-4-5', fallbacks: ['openai:gpt-5'] };
+ * ```
+ */
 export type GatewayRoute = RouteTarget | readonly RouteTarget[] | { model: RouteTarget; fallbacks?: readonly RouteTarget[] };
 
+/**
+ * The resolved routing table.
+ *
+ * @example
+ * ```ts
+ * createRouter({ fast: 'openai:gpt-5-mini' }).resolve('fast')?.modelId; // 'gpt-5-mini'
+ * ```
+ */
 export interface Router {
   /** The model a caller's name routes to, or undefined when the name is not offered. */
   resolve(name: string): LanguageModel | undefined;
@@ -28,6 +50,10 @@ function targetsOf(route: GatewayRoute): RouteTarget[] {
 }
 
 /**
+ * @example
+ * ```ts
+ * const router = createRouter({ fast: 'openai:gpt-5-mini', smart: ['anthropic:claude-sonnet-4-5', 'openai:gpt-5'] });
+ * ```
  * `routes` maps caller-facing names (aliases like `'fast'`, or `'provider:model'` names) to
  * targets. With `allowProviderModels`, a caller may also name any `provider:model` the
  * providers resolve, beyond the table (the table is then no allow-list).
