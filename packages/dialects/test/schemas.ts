@@ -5,7 +5,7 @@
  *
  * The OpenAPI documents are 3.1 but carry 3.0 leftovers that a 2020-12 validator
  * would misread, so a copy is normalized before compiling:
- * - `nullable: true` becomes a `null` type alternative;
+ * - `nullable: true` becomes a `null` type alternative, `nullable: false` is dropped;
  * - boolean `exclusiveMinimum`/`exclusiveMaximum` (3.0 style) are dropped;
  * - `oneOf` becomes `anyOf`: the OpenAI branches overlap (an input message matches
  *   both `EasyInputMessage` and `InputMessage`), so strict `oneOf` rejects valid bodies;
@@ -29,6 +29,8 @@ function normalize(node: unknown): unknown {
     if ((key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof value === 'boolean') continue;
     out[key === 'oneOf' ? 'anyOf' : key] = normalize(value);
   }
+  // `nullable: false` is the default; ajv rejects the keyword without a `type` beside it (CreateModerationRequest.model).
+  if (out.nullable === false) delete out.nullable;
   if (out.nullable === true) {
     delete out.nullable;
     if (typeof out.type === 'string') out.type = [out.type, 'null'];

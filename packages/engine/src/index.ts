@@ -35,3 +35,7 @@ export { isTool, tool, type AnyTool, type NeedsApproval, type Tool, type ToolCon
 export * from './images/index.ts';
 export { createThreadTrust, type ThreadTrust, type ThreadTrustOptions, type VerifyThreadOptions } from './trust/thread-trust.ts';
 export { MIN_SECRET_LENGTH } from './trust/signing-keys.ts';
+export * from './embeddings/index.ts';
+export * from './audio/index.ts';
+export * from './moderation/index.ts';
+export { getMediaModelInfo, listMediaModels, type MediaKind, type MediaModelInfo, type MediaPricing } from './catalog/media-models.ts';

@@ -191,6 +191,19 @@ export interface ObjectDeltaEvent {
   type: 'object-delta';
   object: unknown;
 }
+/**
+ * The engine summarized older messages to fit the context window: a system-role message
+ * holding one `summary` part is appended to the thread (see SummaryPart).
+ */
+export interface SummaryEvent {
+  type: 'summary';
+  messageId: string;
+  text: string;
+  /** The id of the last message the summary replaces in requests. */
+  through: string;
+  /** What the summarizing model call used. */
+  usage?: Usage;
+}
 /** A run ended. Exactly one per run, whatever the ending. */
 export interface ChatFinishEvent {
   type: 'chat-finish';
@@ -224,6 +237,7 @@ export type Event =
   | AskUserEvent
   | RunPausedEvent
   | ObjectDeltaEvent
+  | SummaryEvent
   | ChatFinishEvent;
 
 export type EventType = Event['type'];
@@ -258,6 +272,7 @@ export const EVENT_TYPES = [
   'ask-user',
   'run-paused',
   'object-delta',
+  'summary',
   'chat-finish',
 ] as const satisfies readonly EventType[];
 

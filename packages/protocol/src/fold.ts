@@ -231,6 +231,10 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
       return { ...state, warnings: [...(state.warnings ?? []), event.message] };
     case 'object-delta':
       return { ...state, object: event.object };
+    case 'summary': {
+      const message: Message = { id: event.messageId, role: 'system', parts: [{ type: 'summary', text: event.text, through: event.through }] };
+      return { ...state, messages: [...state.messages, message] };
+    }
     case 'chat-finish':
       return { ...closeOpenBlocks(state), haltReason: event.haltReason, totalUsage: event.usage };
     case 'run-paused':

@@ -31,6 +31,7 @@ export {
   type SourceEvent,
   type StepFinishEvent,
   type StepStartEvent,
+  type SummaryEvent,
   type TextDeltaEvent,
   type TextEndEvent,
   type TextStartEvent,
@@ -46,6 +47,7 @@ export { FINISH_REASONS, HALT_REASONS, type FinishReason, type HaltReason } from
 export { collectResponse, createFoldState, foldEvents, reduceEvents, toResponse, type FoldState } from './fold.ts';
 export {
   messageText,
+  partText,
   type FilePart,
   type Message,
   type Part,
@@ -55,6 +57,7 @@ export {
   type ReasoningPart,
   type Role,
   type SourcePart,
+  type SummaryPart,
   type TextPart,
   type ToolCallPart,
   type ToolResultPart,

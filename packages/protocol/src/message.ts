@@ -61,7 +61,26 @@ export interface SourcePart extends PartBase {
   title?: string;
 }
 
-export type Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | FilePart | SourcePart;
+/**
+ * A summary of earlier messages, written by a model when the thread outgrew the model's
+ * context window (the engine's `context: { strategy: 'summarize' }`). It sits in a
+ * system-role message of its own, where it was made; the messages it summarizes stay in
+ * the thread for people to read, but requests send the summary in their place.
+ * Dialects send it as text.
+ *
+ * @example
+ * ```ts
+ * const part: SummaryPart = { type: 'summary', text: 'The user asked about…', through: 'msg-41' };
+ * ```
+ */
+export interface SummaryPart extends PartBase {
+  type: 'summary';
+  text: string;
+  /** The id of the last message it summarizes: that message and every one before it are replaced by the summary. */
+  through: string;
+}
+
+export type Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | FilePart | SourcePart | SummaryPart;
 export type PartType = Part['type'];
 
 export interface Provenance {
@@ -80,6 +99,11 @@ export interface Message {
   provenance?: Provenance;
   /** On an assistant message: the run paused here, waiting for these inputs (see `pendingInputs`). */
   pause?: RunPause;
+}
+
+/** The text a model reads in a part that is sent as plain text (text and summary parts); undefined for other parts. */
+export function partText(part: Part): string | undefined {
+  return part.type === 'text' || part.type === 'summary' ? part.text : undefined;
 }
 
 /** The text of a message's text parts, joined. */

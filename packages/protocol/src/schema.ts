@@ -120,6 +120,7 @@ const parts: Record<Part['type'], Check> = {
     (part) => ((part.data === undefined) !== (part.url === undefined) ? undefined : 'a file part holds exactly one of data or url'),
   ),
   source: object({ type: string, url: string, title: optional(string), providerState }),
+  summary: object({ type: string, text: string, through: string, providerState }),
 };
 
 /** Dispatches on `type`, like zod's discriminatedUnion: an unknown type is an issue at `type`. */

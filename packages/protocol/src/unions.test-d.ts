@@ -15,6 +15,7 @@ function describeEvent(event: Event): string {
     case 'chat-finish':
     case 'object-delta':
     case 'run-paused':
+    case 'summary':
       return event.type;
     case 'text-start':
     case 'text-delta':
@@ -49,6 +50,7 @@ function describePart(part: Part): string {
   switch (part.type) {
     case 'text':
     case 'reasoning':
+    case 'summary':
       return part.text;
     case 'tool-call':
       return part.name;

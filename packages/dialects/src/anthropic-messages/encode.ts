@@ -39,6 +39,7 @@
 import { ParlanceError, type JSONSchema, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
 import type { EncodeOptions } from '../types.ts';
 import { encodeMessages, type Turn } from './messages.ts';
+import { summariesAsText } from '../shared/summary-parts.ts';
 
 type Json = Record<string, unknown>;
 
@@ -165,7 +166,8 @@ export function anthropicRequestHeaders(body: Record<string, unknown>): Record<s
   return compaction ? { 'anthropic-beta': COMPACTION_BETA } : {};
 }
 
-export function encodeAnthropicRequest(request: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
+export function encodeAnthropicRequest(original: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
+  const request = summariesAsText(original);
   const warn = (setting: string, message: string) => options.onWarning?.({ setting, message });
   const body: Json = { model: request.model };
   let system = systemBlocks(request);

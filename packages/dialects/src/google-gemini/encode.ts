@@ -23,6 +23,7 @@ import type { Message, ModelRequest, Part, ReasoningEffort, ToolChoice } from '@
 import { isObject, type JsonObject, toArgumentsObject } from '../shared/json.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
+import { summariesAsText } from '../shared/summary-parts.ts';
 
 const DIALECT = 'google_gemini';
 const DUMMY_SIGNATURE = 'skip_thought_signature_validator';
@@ -197,7 +198,8 @@ function thinkingConfig(request: ModelRequest): Json | undefined {
   return config;
 }
 
-export function encodeGeminiRequest(request: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
+export function encodeGeminiRequest(original: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
+  const request = summariesAsText(original);
   const generation = geminiGeneration(request.model);
   const system: string[] = request.system ? [request.system] : [];
   // The latest call per id, filled in thread order: a result answers the latest call with its

@@ -27,6 +27,7 @@ import { ParlanceError, type Message, type ModelRequest, type ReasoningEffort } 
 import { isObject, type JsonObject, toArgumentsObject } from '../shared/json.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
+import { summariesAsText } from '../shared/summary-parts.ts';
 
 type Json = JsonObject;
 
@@ -106,7 +107,8 @@ function think(request: ModelRequest): boolean | string | undefined {
   return true;
 }
 
-export function encodeOllamaRequest(request: ModelRequest, encodeOptions: EncodeOptions = {}): Record<string, unknown> {
+export function encodeOllamaRequest(original: ModelRequest, encodeOptions: EncodeOptions = {}): Record<string, unknown> {
+  const request = summariesAsText(original);
   const system: string[] = request.system ? [request.system] : [];
   const callIds = new Set<string>();
   for (const message of request.messages) {

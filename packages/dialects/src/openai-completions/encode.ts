@@ -28,6 +28,7 @@ import { strictOrLoose } from '../shared/strict-schema.ts';
 import type { EncodeOptions } from '../types.ts';
 import { encodeMessages } from './encode-messages.ts';
 import type { JsonObject } from './mappings.ts';
+import { summariesAsText } from '../shared/summary-parts.ts';
 
 /** Tools: https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools */
 function encodeTool(tool: ToolDefinition, index: number, warn: EncodeOptions['onWarning']): JsonObject {
@@ -62,7 +63,8 @@ function schemaName(name: string | undefined): string {
   return cleaned === '' ? 'response' : cleaned;
 }
 
-export function encodeRequest(request: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
+export function encodeRequest(original: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
+  const request = summariesAsText(original);
   const warn = options.onWarning;
   const body: JsonObject = { model: request.model, messages: encodeMessages(request) };
   const hasTools = request.tools !== undefined && request.tools.length > 0;

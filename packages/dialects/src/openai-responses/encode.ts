@@ -39,6 +39,7 @@ import type { Message, ModelRequest, Part, ReasoningEffort, ThinkingSetting } fr
 import { strictOrLoose } from '../shared/strict-schema.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
+import { summariesAsText } from '../shared/summary-parts.ts';
 
 const DIALECT = 'openai_responses';
 
@@ -294,7 +295,8 @@ function mergeMessages(items: Json[]): Json[] {
   return out;
 }
 
-export function encodeResponsesRequest(request: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
+export function encodeResponsesRequest(original: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
+  const request = summariesAsText(original);
   const warn = options.onWarning;
   const instructions: string[] = [];
   if (request.system) instructions.push(request.system);

@@ -44,7 +44,8 @@ export interface TransportOptions {
 export interface TransportRequest {
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** JSON text, or a multipart form (audio uploads; fetch sets its boundary). Both can be sent again on a retry. */
+  body: string | FormData;
   signal?: AbortSignal | undefined;
   /** Named in error messages ("OpenAI returned HTTP 429: ..."). */
   providerName: string;

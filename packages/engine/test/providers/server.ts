@@ -15,6 +15,8 @@ export interface RecordedRequest {
   headers: IncomingMessage['headers'];
   body: any;
   raw: string;
+  /** The body as received (multipart uploads). */
+  bytes: Buffer;
   /** Resolves when the client's connection for this request closed; `finished` says whether the response was complete. */
   closed: Promise<{ finished: boolean }>;
 }
@@ -36,14 +38,15 @@ export async function startServer(handler: Handler): Promise<TestServer> {
     });
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
+      const bytes = Buffer.concat(chunks);
+      const raw = bytes.toString('utf8');
       let body: unknown = undefined;
       try {
         body = raw ? JSON.parse(raw) : undefined;
       } catch {
         body = raw;
       }
-      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, raw, closed };
+      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, raw, bytes, closed };
       requests.push(recorded);
       Promise.resolve(handler(recorded, res, requests.length - 1)).catch((error) => {
         res.destroy(error instanceof Error ? error : new Error(String(error)));

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { decodeFloat32Base64 } from './openai-embeddings.ts';
+
+describe('decodeFloat32Base64', () => {
+  it('reads what Buffer encodes, for any float32 vector', () => {
+    fc.assert(
+      fc.property(fc.array(fc.float({ noNaN: true }), { maxLength: 40 }), (vector) => {
+        const bytes = Buffer.alloc(vector.length * 4);
+        vector.forEach((v, i) => bytes.writeFloatLE(v, i * 4));
+        expect(decodeFloat32Base64(bytes.toString('base64'))).toEqual(vector.map((v) => Math.fround(v)));
+      }),
+    );
+  });
+
+  it('refuses a length that is not whole floats, and characters outside base64', () => {
+    expect(() => decodeFloat32Base64('AAA=')).toThrow(/whole number/);
+    expect(() => decodeFloat32Base64('AA*AAAAAAAA=')).toThrow(/outside base64/);
+  });
+});
