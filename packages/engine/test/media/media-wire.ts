@@ -62,7 +62,7 @@ export async function formOf(req: RecordedRequest): Promise<FormData> {
   const request = new Request('http://mock/upload', {
     method: 'POST',
     headers: { 'content-type': String(req.headers['content-type']) },
-    body: req.bytes,
+    body: new Uint8Array(req.bytes),
   });
   return request.formData();
 }
