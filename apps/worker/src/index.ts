@@ -6,50 +6,23 @@
  *   POST /api/runs/:runId/cancel   cancel a run
  *   GET  /api/models               the models offered
  *
- * Chats, resumes and cancels go to the run's Durable Object (see run-object.ts); the
- * rest is answered here. Keys are Worker bindings (secrets) read per request from the
- * environment; nothing about them is sent to the browser.
+ * The plain `createParlanceApp` as the Worker's fetch. The request that starts a run calls
+ * the model; the run's events, its cancel flag and its lease live in a Durable Object
+ * (`ParlanceRunStoreObject`), which any other request reaches. Keys are Worker bindings
+ * (secrets) read per request from the environment; nothing about them goes to the browser.
  */
-import { Hono } from 'hono';
-import { createApi, notFound } from './api.ts';
-import { ParlanceRun, RUN_ID_PREFIX, type WorkerEnv } from './run-object.ts';
+import { ParlanceRunStoreObject } from '@parlance/server/durable-objects';
+import type { Hono } from 'hono';
+import { createApi, type WorkerEnv } from './api.ts';
 
-export { ParlanceRun };
+export { ParlanceRunStoreObject };
 
-const api = createApi();
-const app = new Hono<{ Bindings: WorkerEnv }>();
+// One app per isolate: bindings are the same objects for every request an isolate serves.
+let app: { env: WorkerEnv; api: Hono<any> } | undefined;
 
-app.get('/', (c) => c.text('Parlance worker: POST /api/chat, GET /api/models'));
-
-app.post('/api/chat', async (c) => {
-  // Peek at the body for the client's request id; anything malformed is answered (400) by the API itself.
-  let clientRequestId: unknown;
-  try {
-    clientRequestId = ((await c.req.raw.clone().json()) as { clientRequestId?: unknown } | null)?.clientRequestId;
-  } catch {
-    clientRequestId = undefined;
-  }
-  if (typeof clientRequestId !== 'string' || clientRequestId === '' || clientRequestId.length > 200) {
-    return api.fetch(c.req.raw, c.env);
-  }
-  const runs = c.env.PARLANCE_RUNS;
-  return runs.get(runs.idFromName(`chat:${clientRequestId}`)).fetch(c.req.raw);
-});
-
-app.all('/api/runs/:runId/*', async (c) => {
-  const runId = c.req.param('runId');
-  let id: DurableObjectId;
-  try {
-    if (!runId.startsWith(RUN_ID_PREFIX)) throw new Error('not a run id');
-    id = c.env.PARLANCE_RUNS.idFromString(runId.slice(RUN_ID_PREFIX.length));
-  } catch {
-    // Not an id this Worker made: the same 404 the API gives for a run it does not know.
-    return Response.json({ error: { code: 'not_found', message: `No run "${runId}"` } }, { status: 404 });
-  }
-  return c.env.PARLANCE_RUNS.get(id).fetch(c.req.raw);
-});
-
-app.all('/api/*', (c) => api.fetch(c.req.raw, c.env));
-app.notFound(() => notFound());
-
-export default app;
+export default {
+  fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Response | Promise<Response> {
+    if (app?.env.PARLANCE_RUNS !== env.PARLANCE_RUNS) app = { env, api: createApi(env) };
+    return app.api.fetch(request, env, ctx);
+  },
+} satisfies ExportedHandler<WorkerEnv>;

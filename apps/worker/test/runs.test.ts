@@ -1,6 +1,6 @@
 // Resume and cancel arrive as new requests. workerd lets no request touch I/O another
-// request started, so these work only because every request for a run goes to the run's
-// Durable Object (src/run-object.ts). Each test drives two live requests at once.
+// request started, so these work because the run lives in the Durable Object run store,
+// which every request reaches (src/api.ts). Each test drives two live requests at once.
 import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { BASE, postChat } from './self.ts';
@@ -18,7 +18,7 @@ async function readUntilText(res: Response): Promise<{ seen: Frame[]; rest: Asyn
   }
 }
 
-describe('runs across requests (Durable Object per run)', () => {
+describe('runs across requests (Durable Object run store)', () => {
   it('a second request resumes a live run from Last-Event-ID: no frame lost, none repeated', async () => {
     const res = await postChat(chatBody('resume while live'));
     const runId = res.headers.get('x-parlance-run-id')!;

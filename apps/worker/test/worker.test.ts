@@ -1,9 +1,10 @@
 // The Worker inside workerd (vitest-pool-workers), reached through SELF.fetch like a
 // deployed Worker. No key is bound here, so it offers the mock model, which answers
 // in the Anthropic Messages wire format through an injected fetch (no network).
-import { SELF } from 'cloudflare:test';
+import { createExecutionContext, env, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import app from '../src/index.ts';
+import worker from '../src/index.ts';
+import type { WorkerEnv } from '../src/api.ts';
 import { MOCK_MODEL_ID } from '../src/mock-provider.ts';
 import { BASE, postChat } from './self.ts';
 import { chatBody, readFrames, reasoningOf, textOf } from './sse.ts';
@@ -63,7 +64,8 @@ describe('GET /api/models in workerd', () => {
 
   it('offers the models of each provider whose key is bound, and no mock, and never returns a key', async () => {
     // The Worker's bindings are its `env`: call the app as the runtime would, with a key bound.
-    const res = await app.fetch(new Request(`${BASE}/api/models`), { ANTHROPIC_API_KEY: 'sk-ant-bound-secret', OPENAI_API_KEY: '' });
+    const bindings = { ...(env as unknown as WorkerEnv), ANTHROPIC_API_KEY: 'sk-ant-bound-secret', OPENAI_API_KEY: '' };
+    const res = await worker.fetch(new Request(`${BASE}/api/models`), bindings, createExecutionContext());
     const raw = await res.text();
     const ids = (JSON.parse(raw) as { models: { id: string }[] }).models.map((m) => m.id);
     expect(ids.length).toBeGreaterThan(0);

@@ -17,6 +17,7 @@ import {
   overloadedError,
   type RunLimits,
   type RunRecord,
+  type RunSignal,
   type RunStore,
   runLimitError,
   type StoredEvent,
@@ -35,6 +36,13 @@ export interface MemoryRunStoreOptions {
   limits?: Partial<RunLimits>;
   /** Runs kept at once, going or finished within their retention (default 10,000); over it a new run is refused with 503. */
   maxStoredRuns?: number;
+  /**
+   * Readers look for new events every `pollMs` instead of being woken by the writer. A
+   * Workers request cannot be resumed by another request ("Cannot perform I/O on behalf of
+   * a different request"), so on Cloudflare Workers the default is 25 ms; elsewhere (and
+   * inside a Durable Object, where requests share one context) `false`: woken at once.
+   */
+  pollMs?: number | false;
   /** The clock (default `Date.now`). */
   now?: () => number;
 }
@@ -54,21 +62,40 @@ function checkEvery(limits: RunLimits): number {
 }
 
 /**
- * Waits for `wake` to be called, `ms` to pass or `signal` to abort. The timer belongs to the
- * waiting request: on Workers a request cannot rely on another request to resume it.
+ * Waits for a waker in `waiters` to be called, `ms` to pass or `signal` to abort. A waker
+ * only resolves a promise: the timer is cleared here, after the wait, because on Workers
+ * a timer belongs to the request that set it and the waker may run in another request.
  */
-export function waitForChange(waiters: Set<() => void>, ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      waiters.delete(done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    waiters.add(done);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+export async function waitForChange(waiters: Set<() => void> | undefined, ms: number, signal?: AbortSignal): Promise<void> {
+  let wake!: () => void;
+  const woken = new Promise<void>((resolve) => (wake = resolve));
+  const timer = setTimeout(wake, ms);
+  waiters?.add(wake);
+  signal?.addEventListener('abort', wake, { once: true });
+  await woken;
+  clearTimeout(timer);
+  waiters?.delete(wake);
+  signal?.removeEventListener('abort', wake);
+}
+
+/** Events after a sequence, as one read hands them out. */
+export interface RunBatch {
+  events: StoredEvent[];
+  /** These are the run's last events: it finished. */
+  finished: boolean;
+}
+
+/** At most this many events per read, so replaying a long run never copies it whole. */
+const READ_BATCH = 512;
+
+/** The memory store, with the reads a Durable Object serves to other isolates. */
+export interface MemoryRunStore extends RunStore {
+  /** How many runs are kept. */
+  size(): number;
+  /** One batch of events after `afterSeq`, waiting up to `waitMs` for the first. */
+  read(runId: string, afterSeq: number, waitMs: number, signal?: AbortSignal): Promise<RunBatch | undefined>;
+  /** Renews the lease and waits up to `waitMs` for a cancel. */
+  waitCancel(runId: string, waitMs: number, signal?: AbortSignal): Promise<RunSignal>;
 }
 
 /**
@@ -80,10 +107,12 @@ export function waitForChange(waiters: Set<() => void>, ms: number, signal?: Abo
  * const app = createParlanceApp({ run: engineRunner(), models, store: createMemoryRunStore({ limits: { retainMs: 60_000 } }) });
  * ```
  */
-export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunStore & { size(): number } {
+export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunStore {
   const limits: RunLimits = { ...DEFAULT_RUN_LIMITS, ...options.limits };
   const now = options.now ?? Date.now;
   const maxStoredRuns = options.maxStoredRuns ?? 10_000;
+  const onWorkers = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers';
+  const pollMs = options.pollMs ?? (onWorkers ? 25 : false);
   const runs = new Map<string, MemoryRun>();
   const byKey = new Map<string, string>();
   let running = 0;
@@ -135,6 +164,33 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     return run;
   }
 
+  function wait(run: MemoryRun, ms: number, signal?: AbortSignal): Promise<void> {
+    return pollMs === false ? waitForChange(run.waiters, ms, signal) : waitForChange(undefined, Math.min(ms, pollMs), signal);
+  }
+
+  /**
+   * Up to `READ_BATCH` events after `afterSeq`, waiting up to `waitMs` for the first one.
+   * `finished` when these are the run's last events. Undefined for an unknown run.
+   */
+  async function read(runId: string, afterSeq: number, waitMs: number, signal?: AbortSignal): Promise<RunBatch | undefined> {
+    const run = runs.get(runId);
+    if (!run) return undefined;
+    const until = Date.now() + waitMs;
+    for (;;) {
+      reapIfLost(run);
+      const from = afterSeq + 1;
+      const finished = run.record.status === 'finished';
+      if (from < run.events.length || finished) {
+        const to = Math.min(run.events.length, from + READ_BATCH);
+        const events = run.events.slice(from, to).map((event, i) => ({ seq: from + i, event }));
+        return { events, finished: finished && to >= run.events.length };
+      }
+      const left = until - Date.now();
+      if (left <= 0 || signal?.aborted) return { events: [], finished: false };
+      await wait(run, Math.min(left, checkEvery(limits)), signal);
+    }
+  }
+
   return {
     limits,
     // No I/O: a cancel reaches the run within 100 ms, also on Workers where another request cannot abort it directly.
@@ -180,7 +236,10 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
       const run = live(runId);
       if (!run) return undefined;
       const before = { ...run.record };
-      if (run.record.status === 'running') run.record.cancelRequested = true;
+      if (run.record.status === 'running') {
+        run.record.cancelRequested = true;
+        wake(run);
+      }
       return before;
     },
     async heartbeat(runId) {
@@ -189,18 +248,28 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
       if (run.record.status === 'running') run.leaseUntil = now() + limits.leaseMs;
       return { cancelled: run.record.cancelRequested === true };
     },
-    async *follow(runId, afterSeq, signal): AsyncGenerator<StoredEvent> {
+    async waitCancel(runId, waitMs, signal) {
       const run = runs.get(runId);
-      if (!run) return;
+      if (!run) return { cancelled: true };
+      const until = Date.now() + waitMs;
+      while (run.record.status === 'running' && !run.record.cancelRequested && !signal?.aborted && Date.now() < until) {
+        run.leaseUntil = now() + limits.leaseMs;
+        await wait(run, Math.min(until - Date.now(), checkEvery(limits)), signal);
+      }
+      if (run.record.status === 'running') run.leaseUntil = now() + limits.leaseMs;
+      return { cancelled: run.record.cancelRequested === true };
+    },
+    read,
+    async *follow(runId, afterSeq, signal): AsyncGenerator<StoredEvent> {
       let next = afterSeq + 1;
       while (!signal?.aborted) {
-        while (next < run.events.length) {
-          yield { seq: next, event: run.events[next]! };
-          next++;
+        const batch = await read(runId, next - 1, checkEvery(limits), signal);
+        if (!batch) return;
+        for (const stored of batch.events) {
+          yield stored;
+          next = stored.seq + 1;
         }
-        if (run.record.status === 'finished') return;
-        if (reapIfLost(run)) continue;
-        await waitForChange(run.waiters, checkEvery(limits), signal);
+        if (batch.finished) return;
       }
     },
   };

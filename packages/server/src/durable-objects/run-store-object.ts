@@ -1,0 +1,80 @@
+/**
+ * The Durable Object behind `createDurableObjectRunStore`: one object holds the runs of a
+ * shard in memory (the memory store), and every Worker request reaches it by name, from
+ * any location. Requests to one object share its I/O context, so a read waiting here is
+ * woken by an append from another request at once, and a cancel from any request is seen
+ * by the run's owner through its waiting `waitCancel` call.
+ *
+ * It speaks JSON over `fetch` ({ op, args, limits } in, { ok } or { error } out), so it needs
+ * no `cloudflare:workers` import and the store can be tested against it anywhere.
+ */
+import { ParlanceError } from '@parlance/protocol';
+import { createMemoryRunStore, type MemoryRunStore } from '../memory-run-store.ts';
+import type { RunLimits } from '../run-store.ts';
+
+/** One call from a Worker to the object. */
+export interface RunStoreCall {
+  op: 'create' | 'get' | 'append' | 'finish' | 'cancel' | 'heartbeat' | 'waitCancel' | 'read';
+  args: unknown[];
+  limits: RunLimits;
+}
+
+/**
+ * The Durable Object class that keeps runs for `createDurableObjectRunStore`. Export it from
+ * your Worker and bind it in `wrangler.jsonc`.
+ *
+ * @example
+ * ```ts
+ * // src/index.ts
+ * export { ParlanceRunStoreObject } from '@parlance/server/durable-objects';
+ * // wrangler.jsonc
+ * // "durable_objects": { "bindings": [{ "name": "PARLANCE_RUNS", "class_name": "ParlanceRunStoreObject" }] },
+ * // "migrations": [{ "tag": "v1", "new_sqlite_classes": ["ParlanceRunStoreObject"] }]
+ * ```
+ */
+export class ParlanceRunStoreObject {
+  private store: MemoryRunStore | undefined;
+
+  // (state, env): the object keeps nothing in storage; see the store's retention note.
+  constructor(_state?: unknown, _env?: unknown) {}
+
+  async fetch(request: Request): Promise<Response> {
+    let call: RunStoreCall;
+    try {
+      call = (await request.json()) as RunStoreCall;
+    } catch {
+      return Response.json({ error: new ParlanceError('invalid_request', 'Not a run store call').toJSON() }, { status: 400 });
+    }
+    // Limits travel with every call: the first call after the object starts sets them.
+    this.store ??= createMemoryRunStore({ limits: call.limits, pollMs: false });
+    const store = this.store;
+    const a = call.args as [never, never, never];
+    try {
+      const result = await (async () => {
+        switch (call.op) {
+          case 'create':
+            return store.create(a[0]);
+          case 'get':
+            return store.get(a[0]);
+          case 'append':
+            return store.append(a[0], a[1]);
+          case 'finish':
+            return store.finish(a[0]);
+          case 'cancel':
+            return store.cancel(a[0]);
+          case 'heartbeat':
+            return store.heartbeat(a[0]);
+          case 'waitCancel':
+            return store.waitCancel(a[0], a[1], request.signal);
+          case 'read':
+            return store.read(a[0], a[1], a[2], request.signal);
+          default:
+            throw new ParlanceError('invalid_request', `Unknown run store call "${String(call.op)}"`);
+        }
+      })();
+      return Response.json({ ok: result ?? null });
+    } catch (error) {
+      return Response.json({ error: ParlanceError.from(error, 'server_error').toJSON() });
+    }
+  }
+}
