@@ -100,7 +100,7 @@ export async function executeRun(execution: RunExecution): Promise<void> {
   } finally {
     clearInterval(beat);
     clearTimeout(deadline);
-    clearTimeout(grace);
+    if (grace !== undefined) clearTimeout(grace);
     unsubscribe?.();
     if (!finished) {
       const ending: Event[] = [];
