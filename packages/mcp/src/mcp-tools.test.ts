@@ -211,3 +211,22 @@ describe.each(harnesses)('mcpTools over $name', (harness) => {
     expect(changes.at(-1)).toContain('secret');
   }, 30_000);
 });
+
+describe('mcpTools over streamable HTTP', () => {
+  it('close() ends the session on the server (DELETE)', async () => {
+    const server = await startHttpServer();
+    try {
+      const set = await mcpTools({ url: server.url });
+      await set.close();
+      await until(() => server.log.includes('session closed'), 'the server to close the session');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a server that cannot be reached is a typed network error', async () => {
+    const server = await startHttpServer();
+    await server.close();
+    await expect(mcpTools({ url: server.url })).rejects.toMatchObject({ code: 'network' });
+  });
+});

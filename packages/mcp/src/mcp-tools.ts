@@ -166,6 +166,7 @@ function callError(error: unknown, name: string, signal: AbortSignal): unknown {
 export async function mcpTools(connection: McpConnection, options: McpToolsOptions = {}): Promise<McpToolSet> {
   let client: Client;
   let owned = false;
+  let transport: Transport | undefined;
   if (isClient(connection)) {
     client = connection;
     if (!client.transport) throw new ParlanceError('invalid_request', 'Connect the MCP client before passing it to mcpTools()');
@@ -173,7 +174,8 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     client = new Client(options.clientInfo ?? { name: 'parlance', version: '0.1.0' });
     owned = true;
     try {
-      await client.connect(transportOf(connection));
+      transport = transportOf(connection);
+      await client.connect(transport);
     } catch (cause) {
       throw new ParlanceError('network', `Could not connect to the MCP server: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     }
@@ -312,7 +314,11 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     },
     refresh,
     async close() {
-      if (owned) await client.close();
+      if (!owned) return;
+      // Streamable HTTP: end the session on the server too (DELETE), as the transport spec asks of a client that leaves.
+      const http = transport as Partial<StreamableHTTPClientTransport> | undefined;
+      if (!closed && typeof http?.terminateSession === 'function') await http.terminateSession().catch(() => {});
+      await client.close();
     },
   };
 }
