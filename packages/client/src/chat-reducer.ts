@@ -6,6 +6,7 @@
 import {
   createFoldState,
   parseEventId,
+  pendingInputs,
   reduceEvents,
   type ErrorPayload,
   type Event,
@@ -55,6 +56,11 @@ export type ChatAction =
 
 const seq = (id: string | undefined) => parseEventId(id)?.sequence ?? -1;
 
+/** What a saved thread's paused run still waits for (its signed `pause`), so a reload can answer it. */
+export function pausedOn(messages: readonly Message[]): PendingInput[] {
+  return pendingInputs(messages).map(({ kind, ...rest }) => ({ ...rest, kind: kind === 'client-tool' ? 'tool-call' : kind }));
+}
+
 /** Keeps the old object of every message the server's thread did not change, so it does not re-render. */
 function share(prev: Message[], next: Message[]): Message[] {
   const old = new Map(prev.map((m) => [m.id, m]));
@@ -83,11 +89,12 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       if (!r) return { ...state, status: 'ready' };
       const next: ChatState = { ...state, thread: r.thread, status: r.run ? 'streaming' : 'ready', queue: r.queue ?? [], quarantined: r.quarantined ?? [] };
       if (r.run) next.run = r.run;
+      else next.pending = pausedOn(r.thread.messages);
       return next;
     }
     case 'thread': {
       const { run, error, haltReason, ...rest } = state;
-      return { ...rest, thread: action.thread, status: 'ready', pending: [] };
+      return { ...rest, thread: action.thread, status: 'ready', pending: pausedOn(action.thread.messages) };
     }
     case 'submit': {
       const { error, haltReason, run, ...rest } = state;

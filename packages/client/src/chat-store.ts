@@ -5,7 +5,7 @@
  * a list re-renders only the message that changed. Options are read at call time.
  */
 import { ParlanceError, createThread, type Message, type Part, type Thread } from '@parlance/protocol';
-import { chatReducer, type ChatAction, type ChatState } from './chat-reducer.ts';
+import { chatReducer, pausedOn, type ChatAction, type ChatState } from './chat-reducer.ts';
 import { loadRecord, toRecord, type PersistAdapter } from './persist.ts';
 import { emitRunFinish } from './run-events.ts';
 import { readSse } from './sse.ts';
@@ -60,7 +60,7 @@ export class ChatStore extends Store<ChatState> {
   constructor(options: ChatOptions) {
     const thread = options.initialThread ?? createThread(options.threadId ?? '');
     // A chat with no id yet has nothing stored to load.
-    super({ thread, status: options.persist && thread.id ? 'loading' : 'ready', pending: [], queue: [], quarantined: [] });
+    super({ thread, status: options.persist && thread.id ? 'loading' : 'ready', pending: pausedOn(thread.messages), queue: [], quarantined: [] });
     this.options = options;
   }
 

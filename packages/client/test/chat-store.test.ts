@@ -189,6 +189,24 @@ describe('ChatStore', () => {
     expect(store.getSnapshot()).toMatchObject({ status: 'ready', haltReason: 'completed', pending: [] });
   });
 
+  it('a thread paused before a reload (its pause saved in the thread) is answered after it, with the saved thread', async () => {
+    const paused = createThread('t', [
+      { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'pay' }] },
+      {
+        id: 'a1',
+        role: 'assistant',
+        parts: [{ type: 'tool-call', id: 'c1', name: 'pay', input: { amount: 5 }, signature: 'p1.k.sig' }],
+        pause: { waitingFor: [{ kind: 'approval', toolCallId: 'c1', name: 'pay', input: { amount: 5 } }], signature: 'p1.k.pause' },
+      },
+    ]);
+    const { mock, store } = setup({ onChat: (run) => run.finish() }, { initialThread: paused });
+    expect(store.getSnapshot().pending).toEqual([{ kind: 'approval', toolCallId: 'c1', name: 'pay', input: { amount: 5 } }]);
+    await store.approve('c1');
+    expect(mock.runs[0]!.body.resume).toEqual({ toolResults: [], approvals: [{ toolCallId: 'c1', approved: true }], answers: [] });
+    // The thread goes back as saved: signatures and pause included, for the server to verify.
+    expect(mock.runs[0]!.body.thread).toEqual(paused);
+  });
+
   it('a response that still waits for another input resolves at once; the last one waits for the resumed run', async () => {
     const { mock, store, text } = setup({
       onChat: (run) => {

@@ -60,7 +60,9 @@ function ToolCall({ part, messageId }: { part: ToolCallPart; messageId: string }
   const waiting = pending?.kind === 'approval';
   const denied = result?.isError === true && typeof result.output === 'string' && DENIED.test(result.output);
   const failed = result?.isError === true && !denied;
-  const state = result ? (denied ? 'denied' : failed ? 'error' : 'done') : waiting ? 'needs approval' : 'running…';
+  const asking = pending?.kind === 'ask-user' ? pending : undefined;
+  const clientTool = pending?.kind === 'tool-call';
+  const state = result ? (denied ? 'denied' : failed ? 'error' : 'done') : waiting ? 'needs approval' : asking ? 'needs an answer' : clientTool ? 'needs your browser' : 'running…';
   return (
     <div className={`tool-call ${failed ? 'is-error' : ''}`} data-testid="tool-call" data-tool={part.name}>
       <div className="tool-head">
@@ -93,7 +95,37 @@ function ToolCall({ part, messageId }: { part: ToolCallPart; messageId: string }
           </button>
         </div>
       )}
+      {asking && <AskUser question={asking.question ?? ''} onAnswer={(answer) => void store.answer(part.id, answer)} />}
+      {clientTool && (
+        <div className="approval">
+          <span>The browser answers this call (demo: a made-up location).</span>
+          <button type="button" className="primary" onClick={() => void store.submitToolResult(part.id, { city: 'Lisbon' })}>
+            Share location
+          </button>
+        </div>
+      )}
     </div>
+  );
+}
+
+/** A tool's question to the user (`askUser` on the server); the answer resumes the run. */
+function AskUser({ question, onAnswer }: { question: string; onAnswer: (answer: string) => void }) {
+  const [answer, setAnswer] = useState('');
+  return (
+    <form
+      className="approval"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (answer.trim()) onAnswer(answer.trim());
+      }}
+    >
+      <label>
+        {question} <input aria-label="Answer" value={answer} onChange={(e) => setAnswer(e.currentTarget.value)} />
+      </label>
+      <button type="submit" className="primary">
+        Answer
+      </button>
+    </form>
   );
 }
 

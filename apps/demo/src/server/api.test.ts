@@ -82,7 +82,7 @@ describe('the demo API with @parlance/client', () => {
     expect(answer.provenance).toMatchObject({ provider: 'demo', model: 'mock', dialect: 'anthropic_messages' });
     // The engine sent the tools to the provider in the Anthropic wire format.
     const sent = mock.requests[0]!.body as { tools: { name: string }[] };
-    expect(sent.tools.map((t) => t.name)).toEqual(['get_weather', 'get_time']);
+    expect(sent.tools.map((t) => t.name)).toEqual(['get_weather', 'get_time', 'book_table', 'get_location']);
   });
 
   it('pauses for approval, runs the tool when approved, and answers with its result', async () => {

@@ -112,6 +112,8 @@ function afterTool(messages: WireMessage[], scale: number, input: number): Scrip
       return `It is **${value.temperatureC} °C** and ${value.conditions} in ${value.city} right now (demo data, not a real forecast).`;
     }
     if (call?.name === 'get_time') return `The time in ${value.timeZone} is **${value.time}**.`;
+    if (call?.name === 'book_table') return `Booked a table for **${output}** (demo: nothing was really booked).`;
+    if (call?.name === 'get_location') return `You are in **${value.city ?? output}**, says your browser.`;
     if (call?.name === DICE_TOOL) {
       const rolls = Array.isArray(value.rolls) ? value.rolls.join(', ') : '?';
       return `You rolled **${rolls}** (total **${value.total}**), with \`${DICE_TOOL}\` from the demo MCP server.`;
@@ -166,6 +168,26 @@ export function demoScript(options: ScriptOptions = {}) {
         usage: { inputTokens: input, outputTokens: tokens(text) + 10 },
       };
     }
+    if (/\bbook\b/.test(lower)) {
+      const text = 'I will book it; I need one detail from you.';
+      return {
+        reasoning: 'A booking: book_table asks the user a question before it can run.',
+        text,
+        toolCalls: [{ name: 'book_table', input: { restaurant: 'Chez Nous' } }],
+        delayMs: 40 * scale,
+        usage: { inputTokens: input, outputTokens: tokens(text) + 10 },
+      };
+    }
+    if (/\bwhere am i\b/.test(lower)) {
+      const text = 'Let me ask your browser.';
+      return {
+        reasoning: 'A location question: get_location is answered by the browser, not the server.',
+        text,
+        toolCalls: [{ name: 'get_location', input: {} }],
+        delayMs: 40 * scale,
+        usage: { inputTokens: input, outputTokens: tokens(text) + 8 },
+      };
+    }
     if (/\b(code|table)\b/.test(lower)) {
       const text = richAnswer();
       return {
@@ -204,6 +226,8 @@ export function demoScript(options: ScriptOptions = {}) {
       '',
       '- `weather in Paris`: a tool call that waits for your approval',
       '- `what time is it`: a tool that runs without approval',
+      '- `book a table`: a tool that asks you a question first',
+      '- `where am I`: a tool your browser answers',
       '- `roll 2 dice`: a tool from the demo MCP server',
       '- `long`: a long, slow answer (press Stop, or reload the page)',
       '- `code`: an answer with a code block and a table',

@@ -48,4 +48,24 @@ export const getTime = tool({
   },
 });
 
-export const demoTools = [getWeather, getTime];
+/** Asks the user a question before it can answer (`askUser`): the run pauses until the browser sends the answer. */
+export const bookTable = tool({
+  name: 'book_table',
+  description: 'Books a table at a restaurant (demo: nothing is booked). Asks the user how many people.',
+  input: {
+    type: 'object',
+    properties: { restaurant: { type: 'string' } },
+    required: ['restaurant'],
+    additionalProperties: false,
+  },
+  execute: async (_input, { askUser }) => askUser('For how many people?'),
+});
+
+/** A client tool: no `execute` on the server, the browser answers it (the demo shares a made-up location). */
+export const getLocation = tool({
+  name: 'get_location',
+  description: "The user's location, from their browser (they choose whether to share it).",
+  input: { type: 'object', properties: {}, additionalProperties: false },
+});
+
+export const demoTools = [getWeather, getTime, bookTable, getLocation];
