@@ -1,57 +1,53 @@
-/** The request bodies the server accepts, validated with zod before anything runs. */
-import { z } from 'zod';
+/**
+ * The request bodies the server accepts, validated with zod before anything runs. zod/mini, the
+ * tree-shakeable build: a Worker bundle carries only the checks used here (the classic `z` object
+ * would bring all of zod, every locale included).
+ */
+import * as z from 'zod/mini';
 
 const json = z.unknown();
+const id = z.string().check(z.minLength(1));
 
-export const resumeSchema = z
-  .object({
-    toolResults: z.array(z.object({ toolCallId: z.string().min(1), output: json, isError: z.boolean().optional() })).optional(),
-    approvals: z.array(z.object({ toolCallId: z.string().min(1), approved: z.boolean(), reason: z.string().optional() })).optional(),
-    answers: z.array(z.object({ toolCallId: z.string().min(1), answer: z.string() })).optional(),
-  })
-  .strict();
+export const resumeSchema = z.strictObject({
+  toolResults: z.optional(z.array(z.object({ toolCallId: id, output: json, isError: z.optional(z.boolean()) }))),
+  approvals: z.optional(z.array(z.object({ toolCallId: id, approved: z.boolean(), reason: z.optional(z.string()) }))),
+  answers: z.optional(z.array(z.object({ toolCallId: id, answer: z.string() }))),
+});
 
 export const chatBodySchema = z
-  .object({
-    thread: z.record(z.string(), json).optional(),
-    messages: z.array(json).min(1).optional(),
-    model: z.string().min(1).max(200).optional(),
-    options: z.record(z.string(), json).optional(),
-    clientRequestId: z.string().min(1).max(200),
-    resume: resumeSchema.optional(),
+  .strictObject({
+    thread: z.optional(z.record(z.string(), json)),
+    messages: z.optional(z.array(json).check(z.minLength(1))),
+    model: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    options: z.optional(z.record(z.string(), json)),
+    clientRequestId: z.string().check(z.minLength(1), z.maxLength(200)),
+    resume: z.optional(resumeSchema),
   })
-  .strict()
-  .refine((body) => body.thread !== undefined || body.messages !== undefined, {
-    message: 'Send a thread or messages',
-    path: ['thread'],
-  })
-  .refine((body) => body.thread === undefined || body.messages === undefined, {
-    message: 'Send a thread or messages, not both',
-    path: ['messages'],
-  });
+  .check(
+    z.refine((body) => body.thread !== undefined || body.messages !== undefined, { message: 'Send a thread or messages', path: ['thread'] }),
+    z.refine((body) => body.thread === undefined || body.messages === undefined, { message: 'Send a thread or messages, not both', path: ['messages'] }),
+  );
 
 export type ChatBody = z.infer<typeof chatBodySchema>;
 export type Resume = z.infer<typeof resumeSchema>;
+
+/** The most thinking tokens a browser may ask for (the largest budget any provider accepts today is 128K). */
+const MAX_THINKING_BUDGET = 128_000;
 
 /**
  * The call options a browser may set. Everything else (tools, system prompt, extras,
  * keys) is the server's to decide; an unknown option is a 400, not silently ignored.
  */
-/** The most thinking tokens a browser may ask for (the largest budget any provider accepts today is 128K). */
-const MAX_THINKING_BUDGET = 128_000;
-
-export const clientOptionsSchema = z
-  .object({
-    temperature: z.number().min(0).max(2).optional(),
-    topP: z.number().min(0).max(1).optional(),
-    maxOutputTokens: z.number().int().positive().max(1_000_000).optional(),
-    thinking: z
-      .union([
-        z.literal(false),
-        z.object({ effort: z.enum(['minimal', 'low', 'medium', 'high', 'xhigh']).optional(), budgetTokens: z.number().int().positive().max(MAX_THINKING_BUDGET).optional() }).strict(),
-      ])
-      .optional(),
-  })
-  .strict();
+export const clientOptionsSchema = z.strictObject({
+  temperature: z.optional(z.number().check(z.gte(0), z.lte(2))),
+  topP: z.optional(z.number().check(z.gte(0), z.lte(1))),
+  maxOutputTokens: z.optional(z.int().check(z.positive(), z.lte(1_000_000))),
+  thinking: z.optional(
+    z.union([
+      z.literal(false),
+      z.strictObject({ effort: z.optional(z.enum(['minimal', 'low', 'medium', 'high', 'xhigh'])), budgetTokens: z.optional(z.int().check(z.positive(), z.lte(MAX_THINKING_BUDGET))) }),
+    ]),
+  ),
+});
 
 export type ClientOptions = z.infer<typeof clientOptionsSchema>;
