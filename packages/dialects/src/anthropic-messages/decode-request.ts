@@ -15,11 +15,12 @@
  * - Everything else (`metadata`, `top_k`, `service_tier`, adaptive thinking, server tools,
  *   `disable_parallel_tool_use` ...) stays in `extra`.
  */
-import type { CacheSetting, Message, ModelRequest, Part, ToolChoice, ToolDefinition } from '@parlance/protocol';
+import type { CacheSetting, Message, ModelRequest, Part, ToolChoice } from '@parlance/protocol';
 import { isObject, type JsonObject } from '../shared/json.ts';
 import {
   arrayAt,
   assignDefined,
+  decodeToolList,
   invalid,
   modelOf,
   numberAt,
@@ -112,22 +113,6 @@ function decodeBlock(block: JsonObject, path: Path, assistant: boolean, context:
   }
 }
 
-function decodeTools(value: unknown): { tools?: ToolDefinition[]; keep: boolean } {
-  if (value === undefined || value === null) return { keep: false };
-  const list = arrayAt(value, ['tools']);
-  // Server tools (`type: 'web_search_20250305'`, ...) have no protocol form: the list travels in `extra`.
-  if (list.some((tool) => !isObject(tool) || (tool.type !== undefined && tool.type !== 'custom'))) return { keep: true };
-  return {
-    keep: false,
-    tools: list.map((raw, i) => {
-      const item = raw as JsonObject;
-      const tool: ToolDefinition = { name: stringAt(item.name, ['tools', i, 'name']), inputSchema: objectAt(item.input_schema, ['tools', i, 'input_schema']) };
-      if (typeof item.description === 'string') tool.description = item.description;
-      if (typeof item.strict === 'boolean') tool.strict = item.strict;
-      return tool;
-    }),
-  };
-}
 
 function toolChoice(value: unknown, extra: JsonObject): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
@@ -176,7 +161,8 @@ export function decodeAnthropicRequest(input: unknown, options: RequestDecodeOpt
 
   const request: ModelRequest = { model, messages };
   if (system !== undefined) request.system = system;
-  const decodedTools = decodeTools(body.tools);
+  // Server tools (`type: 'web_search_20250305'`, ...) have no protocol form: the list then travels in `extra`.
+  const decodedTools = decodeToolList(body.tools, (tool) => (tool.type === undefined || tool.type === 'custom' ? tool : undefined), 'input_schema', (i) => ['tools', i]);
   if (Array.isArray(body.tools)) for (const tool of body.tools) if (isObject(tool)) noteCache(tool, context);
   const extra = rest(body, decodedTools.keep ? KNOWN.filter((key) => key !== 'tools') : KNOWN) ?? {};
   assignDefined(request, {

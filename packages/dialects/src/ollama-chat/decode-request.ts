@@ -10,11 +10,12 @@
  *   `stream: false`. Everything else (`keep_alive`, other `options`, `format: "json"` ...)
  *   stays in `extra` (`options` whole, as the encoder merges shallowly).
  */
-import type { Message, ModelRequest, Part, ReasoningEffort, ToolDefinition } from '@parlance/protocol';
+import type { Message, ModelRequest, Part, ReasoningEffort } from '@parlance/protocol';
 import { isObject, type JsonObject } from '../shared/json.ts';
 import {
   arrayAt,
   assignDefined,
+  decodeToolList,
   invalid,
   modelOf,
   numberAt,
@@ -103,14 +104,9 @@ export function decodeOllamaRequest(input: unknown, options: RequestDecodeOption
   const request: ModelRequest = { model, messages };
   if (system.length > 0) request.system = system.join('\n\n');
   const extra = rest(body, KNOWN) ?? {};
-  if (body.tools !== undefined && body.tools !== null) {
-    request.tools = arrayAt(body.tools, ['tools']).map((raw, i): ToolDefinition => {
-      const fn = objectAt(objectAt(raw, ['tools', i]).function, ['tools', i, 'function']);
-      const tool: ToolDefinition = { name: stringAt(fn.name, ['tools', i, 'function', 'name']), inputSchema: isObject(fn.parameters) ? fn.parameters : { type: 'object', properties: {} } };
-      if (typeof fn.description === 'string') tool.description = fn.description;
-      return tool;
-    });
-  }
+  const decodedTools = decodeToolList(body.tools, (tool) => (isObject(tool.function) ? tool.function : undefined), 'parameters', (i) => ['tools', i, 'function']);
+  if (decodedTools.keep) extra.tools = body.tools;
+  else if (decodedTools.tools) request.tools = decodedTools.tools;
   if (typeof body.think === 'boolean') request.thinking = body.think ? {} : false;
   else if (typeof body.think === 'string' && LEVELS[body.think]) request.thinking = { effort: LEVELS[body.think]! };
   if (isObject(body.format)) request.output = { type: 'json', schema: body.format, strict: false };

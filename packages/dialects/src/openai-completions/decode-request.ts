@@ -15,11 +15,12 @@
  *   `stream_options` are the call's own business. Everything else (n, seed, user,
  *   metadata, logprobs, penalties, non-function tools ...) stays in `extra`.
  */
-import type { Message, ModelRequest, Part, ReasoningEffort, StructuredOutput, ToolChoice, ToolDefinition } from '@parlance/protocol';
+import type { Message, ModelRequest, Part, ReasoningEffort, StructuredOutput, ToolChoice } from '@parlance/protocol';
 import { isObject, type JsonObject } from '../shared/json.ts';
 import {
   arrayAt,
   assignDefined,
+  decodeToolList,
   fileFromUrl,
   invalid,
   modelOf,
@@ -127,22 +128,6 @@ function assistantParts(message: JsonObject, path: Path, names: Map<string, stri
   return parts;
 }
 
-function tools(value: unknown): { tools?: ToolDefinition[]; keep: boolean } {
-  if (value === undefined || value === null) return { keep: false };
-  const list = arrayAt(value, ['tools']);
-  // A tool the protocol has no form for (custom tools): the whole list travels in `extra`.
-  if (list.some((tool) => !isObject(tool) || tool.type !== 'function')) return { keep: true };
-  return {
-    keep: false,
-    tools: list.map((raw, i) => {
-      const fn = objectAt((raw as JsonObject).function, ['tools', i, 'function']);
-      const tool: ToolDefinition = { name: stringAt(fn.name, ['tools', i, 'function', 'name']), inputSchema: isObject(fn.parameters) ? fn.parameters : { type: 'object', properties: {} } };
-      if (typeof fn.description === 'string') tool.description = fn.description;
-      if (typeof fn.strict === 'boolean') tool.strict = fn.strict;
-      return tool;
-    }),
-  };
-}
 
 function toolChoice(value: unknown): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
@@ -175,7 +160,7 @@ export function decodeCompletionsRequest(input: unknown, options: RequestDecodeO
 
   const request: ModelRequest = { model, messages };
   if (system.length > 0) request.system = system.join('\n\n');
-  const decodedTools = tools(body.tools);
+  const decodedTools = decodeToolList(body.tools, (tool) => (tool.type === 'function' && isObject(tool.function) ? tool.function : undefined), 'parameters', (i) => ['tools', i, 'function']);
   const extra = rest(body, decodedTools.keep ? KNOWN.filter((key) => key !== 'tools') : KNOWN) ?? {};
   assignDefined(request, {
     tools: decodedTools.tools,

@@ -15,11 +15,12 @@
  *   Items only the server could resolve (`item_reference`, `previous_response_id`'s items)
  *   are refused: a gateway holds no conversation state.
  */
-import type { Message, ModelRequest, Part, ReasoningEffort, StructuredOutput, ToolChoice, ToolDefinition } from '@parlance/protocol';
+import type { Message, ModelRequest, Part, ReasoningEffort, StructuredOutput, ToolChoice } from '@parlance/protocol';
 import { isObject, type JsonObject } from '../shared/json.ts';
 import {
   arrayAt,
   assignDefined,
+  decodeToolList,
   fileFromUrl,
   invalid,
   modelOf,
@@ -169,21 +170,6 @@ function decodeInput(body: JsonObject, system: string[]): Message[] {
   return messages;
 }
 
-function decodeTools(value: unknown): { tools?: ToolDefinition[]; keep: boolean } {
-  if (value === undefined || value === null) return { keep: false };
-  const list = arrayAt(value, ['tools']);
-  if (list.some((tool) => !isObject(tool) || tool.type !== 'function')) return { keep: true };
-  return {
-    keep: false,
-    tools: list.map((raw, i) => {
-      const fn = raw as JsonObject;
-      const tool: ToolDefinition = { name: stringAt(fn.name, ['tools', i, 'name']), inputSchema: isObject(fn.parameters) ? fn.parameters : { type: 'object', properties: {} } };
-      if (typeof fn.description === 'string') tool.description = fn.description;
-      if (typeof fn.strict === 'boolean') tool.strict = fn.strict;
-      return tool;
-    }),
-  };
-}
 
 function toolChoice(value: unknown): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
@@ -204,7 +190,7 @@ export function decodeResponsesRequest(input: unknown, options: RequestDecodeOpt
   const messages = decodeInput(body, system);
   const request: ModelRequest = { model, messages };
   if (system.length > 0) request.system = system.join('\n\n');
-  const decodedTools = decodeTools(body.tools);
+  const decodedTools = decodeToolList(body.tools, (tool) => (tool.type === 'function' ? tool : undefined), 'parameters', (i) => ['tools', i]);
   const extra = rest(body, decodedTools.keep ? KNOWN.filter((key) => key !== 'tools') : KNOWN) ?? {};
   assignDefined(request, {
     tools: decodedTools.tools,

@@ -5,7 +5,7 @@
  * so a same-dialect round trip keeps the request's meaning. Bodies are untrusted input:
  * anything malformed is a `ParlanceError('invalid_request')` with the path of the problem.
  */
-import { ParlanceError, type FilePart, type ModelRequest } from '@parlance/protocol';
+import { ParlanceError, type FilePart, type ModelRequest, type ToolDefinition } from '@parlance/protocol';
 import { isObject, type JsonObject } from './json.ts';
 
 /**
@@ -130,4 +130,31 @@ export function rest(body: JsonObject, known: readonly string[]): JsonObject | u
 export function assignDefined<T extends object>(target: T, values: Partial<T>): T {
   for (const [key, value] of Object.entries(values)) if (value !== undefined) (target as Record<string, unknown>)[key] = value;
   return target;
+}
+
+/**
+ * A request's tool list. `functionOf` gives a function tool's own object (or undefined for a
+ * tool the protocol has no form for, such as a provider's server tools: then the whole list
+ * stays in `extra` and `keep` is set); `schemaKey` names its JSON Schema field.
+ */
+export function decodeToolList(
+  value: unknown,
+  functionOf: (tool: JsonObject, index: number) => JsonObject | undefined,
+  schemaKey: string,
+  pathOf: (index: number) => Path,
+): { tools?: ToolDefinition[]; keep: boolean } {
+  if (value === undefined || value === null) return { keep: false };
+  const list = arrayAt(value, ['tools']);
+  const functions = list.map((tool, i) => (isObject(tool) ? functionOf(tool, i) : undefined));
+  if (functions.some((fn) => fn === undefined)) return { keep: true };
+  return {
+    keep: false,
+    tools: (functions as JsonObject[]).map((fn, i) => {
+      const schema = fn[schemaKey];
+      const tool: ToolDefinition = { name: stringAt(fn.name, [...pathOf(i), 'name']), inputSchema: isObject(schema) ? schema : { type: 'object', properties: {} } };
+      if (typeof fn.description === 'string') tool.description = fn.description;
+      if (typeof fn.strict === 'boolean') tool.strict = fn.strict;
+      return tool;
+    }),
+  };
 }
