@@ -3,12 +3,65 @@
  * created once per thread id; option changes are pushed into it after each render,
  * and every action reads them when it runs, so callbacks never see stale options.
  */
-import { ChatStore, type ChatOptions } from '@parlance/client';
+import { ChatStore, type ChatOptions, type ChatState } from '@parlance/client';
+import type { Message } from '@parlance/protocol';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 
+/**
+ * What `useChat` takes: the `ChatStore` options (`api`, `model`, `threadId`, `persist`, `tools`, callbacks).
+ *
+ * @example
+ * const options: UseChatOptions = { api: '/api/chat', model: 'openai:gpt-5-mini', persist: localStorageAdapter() };
+ */
 export type UseChatOptions = ChatOptions;
 
-export function useChat(options: UseChatOptions) {
+/**
+ * What `useChat` returns: the chat's state (`status`, `pending`, `error`, `thread`…), its
+ * `messages`, the actions (each returns a promise that settles when the run it starts has ended),
+ * and the `store` itself (for `ChatProvider` / `useMessage`).
+ *
+ * @example
+ * function Composer({ chat }: { chat: UseChatResult }) {
+ *   return chat.status === 'streaming' ? <button onClick={chat.stop}>Stop</button> : <button onClick={() => chat.send('Hi')}>Send</button>;
+ * }
+ */
+export interface UseChatResult extends ChatState {
+  /** The thread's messages (`thread.messages`). */
+  messages: Message[];
+  send: ChatStore['send'];
+  stop: ChatStore['stop'];
+  regenerate: ChatStore['regenerate'];
+  retry: ChatStore['retry'];
+  submitToolResult: ChatStore['submitToolResult'];
+  approve: ChatStore['approve'];
+  deny: ChatStore['deny'];
+  answer: ChatStore['answer'];
+  setThread: ChatStore['setThread'];
+  store: ChatStore;
+}
+
+/**
+ * A chat with a Parlance server: messages stream in as they are generated, with stop, regenerate,
+ * retry, and answers to what a paused run waits for (approvals, client tools, questions). Reads no
+ * randomness or time while rendering, so it server-renders and prerenders (Next.js `cacheComponents`).
+ * `api` is where the Parlance routes are mounted (a handler's `basePath`).
+ *
+ * @example
+ * 'use client';
+ * import { useChat } from '@parlance/react';
+ *
+ * export function Chat() {
+ *   const { messages, status, send, stop } = useChat({ api: '/api/chat' });
+ *   return (
+ *     <form onSubmit={(e) => { e.preventDefault(); const q = e.currentTarget.elements.namedItem('q') as HTMLInputElement; void send(q.value); q.value = ''; }}>
+ *       {messages.map((m) => <p key={m.id}>{m.role}: {m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')}</p>)}
+ *       <input name="q" aria-label="Message" />
+ *       {status === 'streaming' ? <button type="button" onClick={stop}>Stop</button> : <button type="submit">Send</button>}
+ *     </form>
+ *   );
+ * }
+ */
+export function useChat(options: UseChatOptions): UseChatResult {
   const [holder, setHolder] = useState(() => ({ store: new ChatStore(options), threadId: options.threadId }));
   let { store } = holder;
   if (holder.threadId !== options.threadId) {

@@ -1,9 +1,36 @@
 /** useStream: folds any protocol event stream (`source`) or an SSE endpoint (`api`) into a response and its text. */
-import { StreamStore, type StreamOptions } from '@parlance/client';
-import { messageText, toResponse } from '@parlance/protocol';
+import { StreamStore, type StreamOptions, type StreamState } from '@parlance/client';
+import { messageText, toResponse, type Response } from '@parlance/protocol';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 
-export function useStream(options: StreamOptions) {
+/**
+ * What `useStream` returns: the folded `response` so far (undefined before the first event), its
+ * `text`, the stream's `status` and `error`, `start` / `stop`, and the `store`.
+ *
+ * @example
+ * function Answer({ stream }: { stream: UseStreamResult }) {
+ *   return <p aria-busy={stream.status === 'streaming'}>{stream.text}</p>;
+ * }
+ */
+export interface UseStreamResult {
+  response: Response | undefined;
+  text: string;
+  status: StreamState['status'];
+  error: StreamState['error'];
+  start: StreamStore['start'];
+  stop: StreamStore['stop'];
+  store: StreamStore;
+}
+
+/**
+ * Folds one protocol event stream (`source`) or an SSE endpoint (`api`) into a response and its text,
+ * with the same fold the chat uses.
+ *
+ * @example
+ * const { text, status, start } = useStream({ api: '/api/summarize' });
+ * // <button onClick={() => start()}>Summarize</button> <p>{text}</p>
+ */
+export function useStream(options: StreamOptions): UseStreamResult {
   const [store] = useState(() => new StreamStore(options));
   useEffect(() => {
     store.options = options;
