@@ -87,7 +87,7 @@ export function createCompletionsResponseEncoder(options: ResponseEncoderOptions
         case 'finish': {
           usage = { ...usage, ...event.usage };
           const out = [chunk({}, finishOf(event.finishReason))];
-          if (hasUsage(usage)) out.push(sseFrame({ ...base, choices: [], usage: completionsUsage(usage) }));
+          if (hasUsage(usage) && options.includeUsage !== false) out.push(sseFrame({ ...base, choices: [], usage: completionsUsage(usage) }));
           return out;
         }
         default:

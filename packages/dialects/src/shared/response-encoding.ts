@@ -33,6 +33,11 @@ export interface ResponseEncoderOptions {
    * Without it, Gemini sends every call whole, as the Gemini API does by default.
    */
   geminiArgumentPieceLength?: number;
+  /**
+   * Chat Completions only: send the usage chunk at the end of a stream (default true). OpenAI
+   * sends it only when the request asked with `stream_options.include_usage`.
+   */
+  includeUsage?: boolean;
 }
 
 /**

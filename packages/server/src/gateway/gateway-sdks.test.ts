@@ -7,11 +7,15 @@
  * mid-stream error. One gateway and five mock providers for the whole file; the route name
  * picks the provider and the scenario.
  */
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import { serve, type ServerType } from '@hono/node-server';
 import { DIALECT_IDS, getDialect, type DialectId } from '@parlance/dialects';
 import type { ModelSpec } from '@parlance/engine';
 import type { Part } from '@parlance/protocol';
 import { serveMockProvider, type MockProviderServer } from '@parlance/testing';
+import { Ollama } from 'ollama';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCENARIOS, SCENARIO_NAMES, USAGE, type ScenarioName } from '../../../testing/test/scenarios.ts';
 import {
@@ -212,6 +216,24 @@ describe('the gateway toward callers', () => {
     expect(body.object).toBe('list');
     expect(body.data.map((m) => m.id)).toContain(routeName('ollama_chat', 'text'));
     expect(body.data[0]).toMatchObject({ object: 'model', owned_by: expect.any(String) });
+  });
+
+  it('lists the models in each SDK own shape', async () => {
+    const expected = routeName('ollama_chat', 'text');
+    const openai = new OpenAI({ apiKey: KEY, baseURL: `${gatewayURL}/v1` });
+    const openaiIds: string[] = [];
+    for await (const model of openai.models.list()) openaiIds.push(model.id);
+    expect(openaiIds).toContain(expected);
+    const anthropic = new Anthropic({ apiKey: KEY, baseURL: gatewayURL });
+    const anthropicIds: string[] = [];
+    for await (const model of anthropic.models.list()) anthropicIds.push(model.id);
+    expect(anthropicIds).toContain(expected);
+    const gemini = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: gatewayURL } });
+    const geminiNames: string[] = [];
+    for await (const model of await gemini.models.list()) geminiNames.push(model.name ?? '');
+    expect(geminiNames).toContain(`models/${expected}`);
+    const ollama = new Ollama({ host: gatewayURL, headers: { authorization: `Bearer ${KEY}` } });
+    expect((await ollama.list()).models.map((m) => m.name)).toContain(expected);
   });
 
   it('answers an unknown model with the caller provider not-found error', async () => {

@@ -137,6 +137,16 @@ describe('the gateway', () => {
     expect(finishes[0]!.usage.cost).toBeCloseTo((21 * 2 + 9 * 8) / 1e6, 10);
   });
 
+  it('sends a Chat Completions caller the usage chunk only when it asked for it', async () => {
+    const provider = mockProviderServer({ dialect: 'anthropic_messages', script: [TEXT] });
+    const app = createGateway({ routes: { m: target('anthropic_messages', provider) }, authorize: staticKeys({ k1: { id: 'a' } }) });
+    const plain = await (await post(app, 'openai_completions', 'm', true)).text();
+    expect(plain).not.toContain('"usage"');
+    expect(plain).toContain('data: [DONE]');
+    const asked = await (await post(app, 'openai_completions', 'm', true, { stream_options: { include_usage: true } })).text();
+    expect(asked).toContain('"usage":{"prompt_tokens":21,"completion_tokens":9,"total_tokens":30}');
+  });
+
   it('passes what has no protocol form to a provider of the caller dialect only', async () => {
     const same = mockProviderServer({ dialect: 'openai_completions', script: [TEXT] });
     const other = mockProviderServer({ dialect: 'anthropic_messages', script: [TEXT] });

@@ -124,6 +124,8 @@ interface Call {
   model: LanguageModel;
   request: ModelRequest;
   stream: boolean;
+  /** Chat Completions: the caller asked for the usage chunk (`stream_options.include_usage`). */
+  includeUsage: boolean;
   signal: AbortSignal;
   started: number;
 }
@@ -199,7 +201,7 @@ async function answer(call: Call, options: GatewayOptions): Promise<Response> {
     return Response.json(call.dialect.encodeResponse({ ...collected, usage: usageOf(seen) }, { ...encoderOptions, usage: usageOf(seen) }));
   }
 
-  const encoder = call.dialect.createResponseEncoder({ ...encoderOptions, usage: usageOf(seen) });
+  const encoder = call.dialect.createResponseEncoder({ ...encoderOptions, usage: usageOf(seen), includeUsage: call.includeUsage });
   const bytes = new TextEncoder();
   let queued = [...seen];
   let failed: ErrorEvent | undefined;
@@ -320,7 +322,9 @@ export function createGateway(options: GatewayOptions): Hono {
     // no protocol form for (`extra`) only means something to a provider of the same dialect.
     const request: ModelRequest = { ...decoded.request, messages: openEnvelopes(decoded.request.messages) };
     if (request.extra && dialectsOf(model).some((id) => id !== dialect.id)) delete request.extra;
-    return answer({ dialect, principal, name, model, request, stream: decoded.stream, signal: c.req.raw.signal, started }, options);
+    const streamOptions = (json as { stream_options?: { include_usage?: unknown } }).stream_options;
+    const includeUsage = dialect.id !== 'openai_completions' || streamOptions?.include_usage === true;
+    return answer({ dialect, principal, name, model, request, stream: decoded.stream, includeUsage, signal: c.req.raw.signal, started }, options);
   }
 
   const limit = (id: DialectId) =>
@@ -341,18 +345,45 @@ export function createGateway(options: GatewayOptions): Hono {
     return handle(c, gemini, { model: match[1]!, stream: match[2] === 'streamGenerateContent' });
   });
 
-  // https://platform.openai.com/docs/api-reference/models/list
-  app.get('/v1/models', async (c) => {
-    const openai = getDialect('openai_completions');
+  /** The route names a caller may use, for the model lists. */
+  const visible = async (principal: GatewayPrincipal): Promise<{ id: string; provider: string }[]> => {
+    const out = [];
+    for (const id of router.names()) if (await allowed(principal, id)) out.push({ id, provider: router.resolve(id)?.provider ?? 'parlance' });
+    return out;
+  };
+  const listing = (id: DialectId, shape: (models: { id: string; provider: string }[]) => unknown) => async (c: Context) => {
     const principal = await authorize(c.req.raw);
-    if (!principal) return errorResponse(openai, 'authentication', 'Invalid or missing gateway key', 401);
-    const data = [];
-    for (const id of router.names()) {
-      if (!(await allowed(principal, id))) continue;
-      data.push({ id, object: 'model', created: 0, owned_by: router.resolve(id)?.provider ?? 'parlance' });
-    }
-    return c.json({ object: 'list', data });
-  });
+    if (!principal) return errorResponse(getDialect(id), 'authentication', 'Invalid or missing gateway key', 401);
+    return c.json(shape(await visible(principal)));
+  };
+  const EPOCH = '1970-01-01T00:00:00Z';
+
+  // OpenAI https://platform.openai.com/docs/api-reference/models/list, or Anthropic's list when
+  // the caller is the Anthropic SDK (it sends `anthropic-version`): https://docs.anthropic.com/en/api/models-list
+  app.get('/v1/models', (c) =>
+    c.req.header('anthropic-version') !== undefined
+      ? listing('anthropic_messages', (models) => ({
+          data: models.map((m) => ({ type: 'model', id: m.id, display_name: m.id, created_at: EPOCH })),
+          has_more: false,
+          first_id: models[0]?.id ?? null,
+          last_id: models.at(-1)?.id ?? null,
+        }))(c)
+      : listing('openai_completions', (models) => ({ object: 'list', data: models.map((m) => ({ id: m.id, object: 'model', created: 0, owned_by: m.provider })) }))(c),
+  );
+  // https://ai.google.dev/api/models#method:-models.list
+  app.get(
+    '/v1beta/models',
+    listing('google_gemini', (models) => ({
+      models: models.map((m) => ({ name: `models/${m.id}`, displayName: m.id, supportedGenerationMethods: ['generateContent', 'streamGenerateContent'] })),
+    })),
+  );
+  // https://github.com/ollama/ollama/blob/main/docs/api.md#list-local-models
+  app.get(
+    '/api/tags',
+    listing('ollama_chat', (models) => ({
+      models: models.map((m) => ({ name: m.id, model: m.id, modified_at: EPOCH, size: 0, digest: '', details: { format: '', family: m.provider, parameter_size: '', quantization_level: '' } })),
+    })),
+  );
 
   return app;
 }
