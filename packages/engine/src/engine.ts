@@ -25,6 +25,7 @@ import { StructuredOutputError, checkOutputText } from './output/check-output.ts
 import { unresolvedCalls } from './loop/pending.ts';
 import { collect, type ChatResult } from './loop/result.ts';
 import { runChat, type RunConfig } from './loop/run-chat.ts';
+import { createContextPolicy } from './context/context-policy.ts';
 import type { Resolution } from './loop/run-tool.ts';
 import { resolveSchema, type InferSchemaOutput, type SchemaLike } from './tools/schema.ts';
 import { isTool, type AnyTool } from './tools/tool.ts';
@@ -186,6 +187,7 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
     if (call.signal) config.signal = call.signal;
     if (o.headers) config.headers = o.headers;
     if (o.haltWhen) config.haltWhen = o.haltWhen;
+    config.context = createContextPolicy(o.context, resolved, generateId);
     if (call.output !== undefined) {
       config.output = { schema: resolveSchema(call.output, 'output'), mode: pickOutputMode(o.outputMode, resolved.dialect, o.thinking) };
     }

@@ -39,3 +39,10 @@ export * from './embeddings/index.ts';
 export * from './audio/index.ts';
 export * from './moderation/index.ts';
 export { getMediaModelInfo, listMediaModels, type MediaKind, type MediaModelInfo, type MediaPricing } from './catalog/media-models.ts';
+export {
+  DEFAULT_SUMMARY_PROMPT,
+  applySummaries,
+  estimateRequestTokens,
+  type ContextOptions,
+  type ContextStrategy,
+} from './context/context-policy.ts';

@@ -11,6 +11,7 @@ import {
   type Role,
   type Thread,
 } from '@parlance/protocol';
+import type { ContextOptions } from './context/context-policy.ts';
 import type { ChatResult, StepResult } from './loop/result.ts';
 import type { SchemaLike } from './tools/schema.ts';
 import type { TelemetryOptions } from './telemetry/telemetry-options.ts';
@@ -75,6 +76,12 @@ export interface SharedOptions
   haltWhen?: (step: StepResult) => boolean;
   /** How structured output is requested: the dialect's native mode or a forced tool (default: by dialect). */
   outputMode?: 'auto' | 'native' | 'tool';
+  /**
+   * What to do when the thread outgrows the model's context window: drop the oldest turns,
+   * summarize them, or fail early (see ContextOptions). Without it a request is sent as it
+   * is and a provider's refusal ends the run with `context_length_exceeded`.
+   */
+  context?: ContextOptions;
   /** OpenTelemetry spans for runs, model calls and tool calls (default on, a no-op with no tracer registered); `false` turns them off. */
   telemetry?: TelemetryOptions | false;
 }
@@ -126,6 +133,7 @@ const SHARED_KEYS = [
   'onToolError',
   'haltWhen',
   'outputMode',
+  'context',
   'telemetry',
   'beforeRequest',
   'beforeToolCall',

@@ -37,6 +37,7 @@ import {
 } from '../output/structured-output.ts';
 import type { ResolvedSchema } from '../tools/schema.ts';
 import type { AnyTool } from '../tools/tool.ts';
+import type { ContextPolicy } from '../context/context-policy.ts';
 import { createEventQueue } from './event-queue.ts';
 import { unresolvedCalls, withMissingResults } from './pending.ts';
 import { addToCollect, createCollectState, toChatResult, type CollectState, type StepResult } from './result.ts';
@@ -64,12 +65,16 @@ export interface RunConfig {
   output?: { schema: ResolvedSchema; mode: OutputMode };
   resume: ReadonlyMap<string, Resolution>;
   generateId: () => string;
+  /** Fits each request to the model's context window (context/context-policy.ts). */
+  context?: ContextPolicy;
 }
 
 /** Events a model may produce; anything else (a misbehaving remote) is dropped. */
 const MODEL_EVENTS: ReadonlySet<Event['type']> = new Set(MODEL_EVENT_TYPES);
 
 const ABORTED = Symbol('aborted');
+/** The provider refused the request as too long before answering anything (nothing was emitted). */
+const REFUSED = Symbol('refused');
 
 class Halt {
   constructor(
@@ -182,14 +187,18 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
     return config.output ? applyOutput(request, config.output.schema, config.output.mode) : request;
   };
 
+  /** The provider's message when it refused a request as too long. */
+  let refusal = '';
+
   /** Streams one model response into events; returns it once it finished (or was cut). */
-  const streamStep = async (request: Omit<ModelRequest, 'model'>): Promise<Response | typeof ABORTED> => {
+  const streamStep = async (request: Omit<ModelRequest, 'model'>, holdRefusal = false): Promise<Response | typeof ABORTED | typeof REFUSED> => {
     const messageId = config.generateId();
     const provenance = { provider: model.provider, model: model.modelId, dialect: model.dialect };
     const partial = config.output ? createPartialObjectParser() : undefined;
     const outputToolIds = new Set<string>();
     let started = false;
     let finished = false;
+    let held: Extract<Event, { type: 'message-start' }> | undefined;
     const callOptions: { signal: AbortSignal; headers?: Record<string, string> } = { signal };
     if (config.headers) callOptions.headers = config.headers;
     const iterator = model.stream(request, callOptions)[Symbol.asyncIterator]();
@@ -205,10 +214,16 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
         const event = next.value;
         if (!MODEL_EVENTS.has(event.type)) continue;
         if (event.type === 'message-start') {
-          if (!started) start(event);
+          // Held while a refusal could still be retried, so a refused attempt leaves nothing behind.
+          if (holdRefusal) held = event;
+          else if (!started) start(event);
           continue;
         }
-        if (!started) start();
+        if (holdRefusal && !started && event.type === 'error' && event.code === 'context_length_exceeded') {
+          refusal = event.message;
+          return REFUSED;
+        }
+        if (!started) start(held);
         emit(event);
         if (event.type === 'finish') finished = true;
         if (!partial || !config.output) continue;
@@ -268,11 +283,21 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
       emit({ type: 'step-start', step });
       if (config.loadTools && step > 0) tools = await config.loadTools();
       let request = buildRequest();
+      const fit = { emit, signal };
+      if (config.context) request = await config.context.fit(request, fit);
       if (hooks.beforeRequest) {
         const replaced = await callHook('beforeRequest', () => hooks.beforeRequest!(request, { step, model }));
         if (replaced) request = replaced;
       }
-      const response = await streamStep(request);
+      let attempt = await streamStep(request, config.context?.retriesRefusal);
+      if (attempt === REFUSED) {
+        // Once: the strategy again, sized by the refusal, then the same call.
+        request = await config.context!.fit(request, { ...fit, refused: refusal });
+        attempt = await streamStep(request);
+      }
+      // Without holdRefusal a step never answers REFUSED.
+      const response = attempt as Response | typeof ABORTED;
+      if (response !== ABORTED) config.context?.observe(request, response);
       if (response === ABORTED) {
         finishStep(step, undefined, 'cancelled');
         return new Halt('cancelled');
