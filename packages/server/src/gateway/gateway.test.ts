@@ -137,6 +137,16 @@ describe('the gateway', () => {
     expect(finishes[0]!.usage.cost).toBeCloseTo((21 * 2 + 9 * 8) / 1e6, 10);
   });
 
+  it('does not retry upstream by default: the caller SDK retries, as against its own provider', async () => {
+    const limited = mockProviderServer({ dialect: 'openai_responses', script: [{ error: { code: 'rate_limited', message: 'Slow down', status: 429 } }] });
+    const { retry: _retry, ...spec } = target('openai_responses', limited);
+    const app = createGateway({ routes: { m: spec }, authorize: staticKeys({ k1: { id: 'a' } }) });
+    const response = await post(app, 'anthropic_messages', 'm', false);
+    expect(response.status).toBe(429);
+    expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringContaining('Slow down') } });
+    expect(limited.requests).toHaveLength(1);
+  });
+
   it('sends a Chat Completions caller the usage chunk only when it asked for it', async () => {
     const provider = mockProviderServer({ dialect: 'anthropic_messages', script: [TEXT] });
     const app = createGateway({ routes: { m: target('anthropic_messages', provider) }, authorize: staticKeys({ k1: { id: 'a' } }) });

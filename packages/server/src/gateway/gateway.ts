@@ -73,7 +73,11 @@ export interface GatewayOptions {
   routes: Record<string, GatewayRoute>;
   /** Let callers name any `provider:model` beyond the table (default false). */
   allowProviderModels?: boolean;
-  /** Provider settings for resolving `provider:model` targets (keys from the environment, fetch, retries, custom providers). */
+  /**
+   * Provider settings for resolving `provider:model` targets (keys from the environment, fetch, custom providers).
+   * Retries are off by default: the caller's SDK retries by itself, as it would against its provider, and a
+   * fallback chain moves on at once. Set `retry` here or on a route to retry upstream too.
+   */
   providers?: ResolveModelOptions;
   /**
    * Maps the caller's gateway key (whichever header its SDK sent; undefined when none) to a
@@ -275,7 +279,7 @@ async function answer(call: Call, options: GatewayOptions): Promise<Response> {
  * ```
  */
 export function createGateway(options: GatewayOptions): Hono {
-  const router = createRouter(options.routes, { ...(options.providers ? { providers: options.providers } : {}), allowProviderModels: options.allowProviderModels === true });
+  const router = createRouter(options.routes, { providers: { retry: false, ...options.providers }, allowProviderModels: options.allowProviderModels === true });
   const limiter = createWindowLimiter();
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
