@@ -1,7 +1,15 @@
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    projects: [
+      { test: { name: 'node', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], environment: 'node' } },
+      {
+        // The main entry inside workerd (the Workers runtime), with no nodejs_compat flag.
+        plugins: [cloudflareTest({ wrangler: { configPath: './test-workerd/wrangler.jsonc' } })],
+        test: { name: 'workerd', include: ['test-workerd/**/*.test.ts'] },
+      },
+    ],
   },
 });
