@@ -26,9 +26,13 @@ async function thread(dialect: DialectId): Promise<Message[]> {
   return threads.get(dialect)!;
 }
 
-// Decoding 48 wire turns per dialect is the slow part: once, before the tests, with room for a loaded machine.
+// Decoding 48 wire turns per dialect and compiling the providers' schemas are the slow
+// parts: once, before the tests, with room for a loaded machine.
 beforeAll(async () => {
-  for (const dialect of DIALECT_IDS) threads.set(dialect, await longThread(dialect, 12));
+  for (const dialect of DIALECT_IDS) {
+    threads.set(dialect, await longThread(dialect, 12));
+    schemaErrors(dialect, getDialect(dialect).encodeRequest({ model: modelFor(dialect), messages: [question()] }));
+  }
 }, 120_000);
 
 function question(): Message {
