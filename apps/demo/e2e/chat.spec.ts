@@ -4,26 +4,13 @@ import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { ERROR_MESSAGE, LONG_SENTENCES, longSentence } from '../src/server/mock-script.ts';
 import { demoWeather } from '../src/server/tools.ts';
+import { answered, answers, lastAnswerText, send, stopButton } from './helpers.ts';
 
-async function send(page: Page, text: string) {
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(text);
-  await box.press('Enter');
-}
-
-const stopButton = (page: Page) => page.getByRole('button', { name: 'Stop', exact: true });
-const answers = (page: Page) => page.getByTestId('assistant-message');
-const lastAnswerText = (page: Page) => answers(page).last().getByTestId('answer-text').last();
 
 /** A picture of the page under e2e-artifacts/ (gitignored), to look at what the tests saw. */
 async function shot(page: Page, name: string) {
   mkdirSync('e2e-artifacts', { recursive: true });
   await page.screenshot({ path: `e2e-artifacts/${name}.png` });
-}
-
-/** Waits for the answer in flight to end (the stop button goes away). */
-async function answered(page: Page) {
-  await expect(stopButton(page)).toBeHidden({ timeout: 20_000 });
 }
 
 test.beforeEach(async ({ page }) => {

@@ -3,19 +3,7 @@
 // scrolls sideways, long and rich answers, and the small things chat products get right.
 import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-
-async function send(page: Page, text: string) {
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(text);
-  await box.press('Enter');
-}
-
-const stopButton = (page: Page) => page.getByRole('button', { name: 'Stop', exact: true });
-const answers = (page: Page) => page.getByTestId('assistant-message');
-
-async function answered(page: Page) {
-  await expect(stopButton(page)).toBeHidden({ timeout: 20_000 });
-}
+import { answered, answers, send, stopButton } from './helpers.ts';
 
 /** On a phone the thread list is a drawer behind the "Threads" button. */
 async function openThreads(page: Page) {

@@ -2,19 +2,9 @@
 // pause the browser holds is signed by the server, and every answer goes back with the signed
 // thread. A question, a client tool, a pause reloaded from storage and a thread saved by the
 // previous version all still work; an edited call is refused and nothing runs.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { demoWeather } from '../src/server/tools.ts';
-
-async function send(page: Page, text: string) {
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(text);
-  await box.press('Enter');
-}
-
-const stopButton = (page: Page) => page.getByRole('button', { name: 'Stop', exact: true });
-const answers = (page: Page) => page.getByTestId('assistant-message');
-const lastAnswerText = (page: Page) => answers(page).last().getByTestId('answer-text').last();
-const answered = (page: Page) => expect(stopButton(page)).toBeHidden({ timeout: 20_000 });
+import { answered, lastAnswerText, send } from './helpers.ts';
 
 test.beforeEach(async ({ page }) => {
   await page.goto('/');

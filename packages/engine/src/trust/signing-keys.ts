@@ -71,7 +71,7 @@ export function signingKeys(secret: string | readonly string[]): SigningKeys {
       const [version, id, mac, extra] = signature.split('.');
       if (version !== 'p1' || !id || !mac || extra !== undefined) return false;
       const bytes = fromBase64url(mac);
-      if (!bytes || bytes.length !== 32) return false;
+      if (bytes?.length !== 32) return false;
       const data = encoder.encode(text);
       for (const key of await keys()) {
         // crypto.subtle.verify compares in constant time.

@@ -81,7 +81,7 @@ function answeredCallSignature(messages: readonly Message[], at: number, toolCal
     while (i >= 0 && messages[i]!.role === 'tool') i--;
   }
   const owner = messages[i];
-  if (!owner || owner.role !== 'assistant') return '';
+  if (owner?.role !== 'assistant') return '';
   const call = owner.parts.find((p): p is ToolCallPart => p.type === 'tool-call' && p.id === toolCallId);
   return call?.signature ?? '';
 }
@@ -277,13 +277,19 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
     // Calls first, then results (a result covers its call's signature), then pauses (they cover the calls').
     const sign = async (type: 'tool-call' | 'tool-result') => {
       const work: Promise<void>[] = [];
-      messages.forEach((message, i) =>
-        message.parts.forEach((part, j) => {
-          if (part.type !== type) return;
+      for (let i = 0; i < messages.length; i++) {
+        const message = messages[i]!;
+        for (let j = 0; j < message.parts.length; j++) {
+          const part = message.parts[j]!;
+          if (part.type !== type) continue;
           const text = part.type === 'tool-call' ? callText(thread.id, message, j, part) : resultText(thread.id, messages, i, j, part as ToolResultPart);
-          work.push(keys.sign(text).then((signature) => void (message.parts[j] = { ...part, signature })));
-        }),
-      );
+          work.push(
+            keys.sign(text).then((signature) => {
+              message.parts[j] = { ...part, signature };
+            }),
+          );
+        }
+      }
       await Promise.all(work);
     };
     await sign('tool-call');
