@@ -88,6 +88,12 @@ function providerCallId(part: { providerState?: Record<string, unknown> | undefi
   return isObject(state) && typeof state.id === 'string' ? state.id : undefined;
 }
 
+/** The thought signature a Gemini stream put on this block's part. */
+function ownSignature(providerState: Record<string, unknown> | undefined): string | undefined {
+  const state = providerState?.[DIALECT];
+  return isObject(state) && typeof state.thoughtSignature === 'string' ? state.thoughtSignature : undefined;
+}
+
 function functionCall(name: string, args: unknown, id: string | undefined): Json {
   const call: Json = { name, args: toArgumentsObject(args) };
   if (id !== undefined) call.id = id;
@@ -95,7 +101,7 @@ function functionCall(name: string, args: unknown, id: string | undefined): Json
 }
 
 export function createGeminiResponseEncoder(options: ResponseEncoderOptions = {}): ResponseEncoder {
-  const tools = new Map<string, { name: string; id: string | undefined }>();
+  const tools = new Map<string, { name: string; id: string | undefined; signature: string | undefined }>();
   const pieceLength = options.geminiArgumentPieceLength;
   let usage: Usage = {};
   /** A thought signature waiting for the part it belongs on. */
@@ -104,9 +110,11 @@ export function createGeminiResponseEncoder(options: ResponseEncoderOptions = {}
   const frame = (parts: Json[], extra: Json = {}, candidate: Json = {}) =>
     sseFrame({ candidates: [{ content: { parts, role: 'model' }, ...candidate, index: 0 }], ...extra, ...meta }, undefined, '\r\n');
   /** A function-call part, carrying the pending signature when it is the turn's first call. */
-  const callPart = (call: Json): Json => {
+  const callPart = (call: Json, own: string | undefined): Json => {
     const part: Json = { functionCall: call };
-    if (signature !== undefined) part.thoughtSignature = signature;
+    // A call that came from Gemini keeps its own signature; otherwise the turn's goes on its first call.
+    const carried = own ?? signature;
+    if (carried !== undefined) part.thoughtSignature = carried;
     signature = undefined;
     return part;
   };
@@ -130,14 +138,14 @@ export function createGeminiResponseEncoder(options: ResponseEncoderOptions = {}
           return [];
         case 'tool-call-start':
           if (event.providerExecuted) return [];
-          tools.set(event.id, { name: event.name, id: providerCallId(event) });
-          return pieceLength ? [frame([callPart({ name: event.name, willContinue: true })])] : [];
+          tools.set(event.id, { name: event.name, id: providerCallId(event), signature: ownSignature(event.providerState) });
+          return pieceLength ? [frame([callPart({ name: event.name, willContinue: true }, ownSignature(event.providerState))])] : [];
         case 'tool-call-end': {
           const tool = tools.get(event.id);
           if (tool === undefined) return [];
           tools.delete(event.id);
           const id = providerCallId(event) ?? tool.id;
-          if (!pieceLength) return [frame([callPart(functionCall(tool.name, event.input, id))])];
+          if (!pieceLength) return [frame([callPart(functionCall(tool.name, event.input, id), ownSignature(event.providerState) ?? tool.signature)])];
           const args: Json[] = [];
           partialArgs(event.input ?? {}, '$', pieceLength, args);
           return [...args.map((arg) => frame([{ functionCall: { partialArgs: [arg], willContinue: true } }])), frame([{ functionCall: {} }])];

@@ -11,7 +11,7 @@
  * client-held data like any signature: it can only steer the fields the dialect encoders
  * read from provider state, and it is bounded in size.
  */
-import type { Event, Message, Part, ProviderState, ReasoningPart } from '@parlance/protocol';
+import type { Event, Message, Part, ProviderState, ReasoningEndEvent, ReasoningPart } from '@parlance/protocol';
 
 const PREFIX = 'parlance.1.';
 /** Envelopes larger than this are ignored (a signature is a few KB; encrypted reasoning tens of KB). */
@@ -20,6 +20,8 @@ const MAX_ENVELOPE = 512 * 1024;
 interface Sealed {
   providerState: ProviderState;
   signature?: string;
+  /** The provider state of the first tool call after the reasoning (Gemini signs that call, not the thoughts). */
+  firstCall?: ProviderState;
 }
 
 function toBase64Url(text: string): string {
@@ -40,33 +42,75 @@ export function seal(state: Sealed): string {
   return PREFIX + toBase64Url(JSON.stringify(state));
 }
 
+function isState(value: unknown): value is ProviderState {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 export function open(value: unknown): Sealed | undefined {
   if (typeof value !== 'string' || !value.startsWith(PREFIX) || value.length > MAX_ENVELOPE) return undefined;
   try {
     const parsed: unknown = JSON.parse(fromBase64Url(value.slice(PREFIX.length)));
     if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { providerState, signature } = parsed as Record<string, unknown>;
-    if (typeof providerState !== 'object' || providerState === null || Array.isArray(providerState)) return undefined;
-    const out: Sealed = { providerState: providerState as ProviderState };
+    const { providerState, signature, firstCall } = parsed as Record<string, unknown>;
+    if (!isState(providerState)) return undefined;
+    const out: Sealed = { providerState };
     if (typeof signature === 'string') out.signature = signature;
+    if (isState(firstCall)) out.firstCall = firstCall;
     return out;
   } catch {
     return undefined;
   }
 }
 
+/** Provider state the caller's own dialect can't read (so it must travel sealed). */
+function foreign(state: ProviderState | undefined, clientDialect: string): state is ProviderState {
+  return state !== undefined && Object.keys(state).length > 0 && !(clientDialect in state);
+}
+
 /**
- * A reasoning-end whose state belongs to another dialect than the caller's: its state goes
- * out sealed as the caller's signature.
+ * Seals provider state for a caller of another dialect, event by event. A reasoning-end with
+ * foreign state goes out with the sealed state as its signature. It is held until the next
+ * event: when that is a tool call carrying state of its own (Gemini signs the first function
+ * call of a turn, not the thoughts), the call's state goes into the same envelope; a signed
+ * call with no reasoning before it gets an empty reasoning block to carry the envelope.
  */
-export function sealReasoning(event: Event, clientDialect: string): Event {
-  if (event.type !== 'reasoning-end') return event;
-  const state = event.providerState;
-  if (!state || Object.keys(state).length === 0 || clientDialect in state) return event;
-  const sealed: Sealed = { providerState: state };
-  if (event.signature !== undefined) sealed.signature = event.signature;
-  const { providerState: _dropped, ...rest } = event;
-  return { ...rest, signature: seal(sealed) };
+export function createSealer(clientDialect: string): { push(event: Event): Event[]; flush(): Event[] } {
+  let held: ReasoningEndEvent | undefined;
+  let count = 0;
+  const sealed = (end: ReasoningEndEvent, firstCall?: ProviderState): ReasoningEndEvent => {
+    const state: Sealed = { providerState: foreign(end.providerState, clientDialect) ? end.providerState : {} };
+    if (end.signature !== undefined) state.signature = end.signature;
+    if (firstCall) state.firstCall = firstCall;
+    const { providerState: _dropped, ...rest } = end;
+    return { ...rest, signature: seal(state) };
+  };
+  const release = (): Event[] => {
+    if (!held) return [];
+    const end = foreign(held.providerState, clientDialect) ? sealed(held) : held;
+    held = undefined;
+    return [end];
+  };
+  return {
+    push(event) {
+      if (event.type === 'reasoning-end') {
+        const out = release();
+        held = event;
+        return out;
+      }
+      if (event.type === 'tool-call-start' && !event.providerExecuted && foreign(event.providerState, clientDialect)) {
+        const { providerState, ...call } = event;
+        if (held) {
+          const end = sealed(held, providerState);
+          held = undefined;
+          return [end, call];
+        }
+        const id = `sealed_${count++}`;
+        return [{ type: 'reasoning-start', id }, sealed({ type: 'reasoning-end', id }, providerState), call];
+      }
+      return [...release(), event];
+    },
+    flush: release,
+  };
 }
 
 /** Every string a dialect decoder may have put a caller's opaque token in. */
@@ -104,6 +148,10 @@ export function openEnvelopes(messages: Message[]): Message[] {
       target.providerState = sealed.providerState;
       if (sealed.signature !== undefined) target.signature = sealed.signature;
       else delete target.signature;
+      if (sealed.firstCall) {
+        const call = parts.slice(i).find((next) => next.type === 'tool-call');
+        if (call) call.providerState = sealed.firstCall;
+      }
     }
     return changed ? { ...message, parts } : message;
   });

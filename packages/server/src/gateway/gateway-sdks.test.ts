@@ -193,6 +193,10 @@ describe.each(SDKS)('the %s SDK through the gateway', (sdk) => {
         const calls = parts.filter((p): p is Extract<Part, { type: 'tool-call' }> => p.type === 'tool-call');
         const answers = parts.filter((p): p is Extract<Part, { type: 'tool-result' }> => p.type === 'tool-result');
         expect(calls.map((c) => c.name)).toEqual(['weather', 'time']);
+        if (provider === 'google_gemini' && CARRIES_SIGNATURE[sdk]) {
+          // Gemini signed the turn's first function call; that signature comes back on that call.
+          expect(calls.map((c) => (c.providerState?.google_gemini as { thoughtSignature?: string } | undefined)?.thoughtSignature)).toEqual(['sig_tools_0001', undefined]);
+        }
         expect(answers).toHaveLength(2);
         for (const answer of answers) {
           const call = calls.find((c) => c.id === answer.toolCallId);

@@ -30,7 +30,7 @@ import {
 } from '@parlance/protocol';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { openEnvelopes, sealReasoning } from './envelope.ts';
+import { createSealer, openEnvelopes } from './envelope.ts';
 import { createWindowLimiter, gatewayKeyOf, type GatewayPrincipal } from './keys.ts';
 import { createRouter, dialectsOf, type GatewayRoute } from './routing.ts';
 
@@ -161,7 +161,9 @@ function finishOf(call: Call, events: readonly Event[], usage: Usage, error: Err
 /** Runs the call: the events, with the caller's view of reasoning state applied. */
 async function* upstream(call: Call): AsyncGenerator<Event> {
   const { model: _model, ...request } = call.request;
-  for await (const event of call.model.stream(request, { signal: call.signal })) yield sealReasoning(event, call.dialect.id);
+  const sealer = createSealer(call.dialect.id);
+  for await (const event of call.model.stream(request, { signal: call.signal })) yield* sealer.push(event);
+  yield* sealer.flush();
 }
 
 function usageOf(events: readonly Event[]): Usage {
