@@ -95,6 +95,12 @@ describe('the gateway', () => {
     const malformed = await app.request('/api/chat', { method: 'POST', headers: AUTH, body: JSON.stringify({ model: 'm', messages: [{ role: 'narrator', content: 'x' }] }) });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toEqual({ error: expect.stringContaining('narrator') });
+    const badPath = await app.request('/v1beta/models/%E0%A4%A:generateContent', { method: 'POST', headers: AUTH, body: '{}' });
+    expect(badPath.status).toBe(400);
+    expect(await badPath.json()).toMatchObject({ error: { status: 'INVALID_ARGUMENT' } });
+    const huge = await post(app, 'openai_completions', 'x'.repeat(900), false);
+    expect(huge.status).toBe(404);
+    expect((await huge.text()).length).toBeLessThan(500);
     expect(provider.requests).toHaveLength(0);
   });
 

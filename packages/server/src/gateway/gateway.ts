@@ -111,6 +111,11 @@ const RESPONSE_ID_PREFIX: Record<DialectId, string> = {
   ollama_chat: '',
 };
 
+/** A caller-chosen name as echoed in an error message: bounded, so a huge name is not sent back whole. */
+function shown(name: string): string {
+  return name.length > 200 ? `${name.slice(0, 200)}…` : name;
+}
+
 function errorResponse(dialect: Dialect, code: ErrorCode, message: string, status?: number, headers: Record<string, string> = {}): Response {
   const encoded = dialect.encodeError(status === undefined ? { code, message } : { code, message, status });
   return new Response(encoded.body, { status: encoded.status, headers: { ...encoded.headers, ...headers } });
@@ -312,8 +317,8 @@ export function createGateway(options: GatewayOptions): Hono {
     }
     const name = decoded.request.model;
     const model = router.resolve(name);
-    if (!model) return errorResponse(dialect, 'not_found', `The model "${name}" does not exist or you do not have access to it`, 404);
-    if (!(await allowed(principal, name))) return errorResponse(dialect, 'permission', `This key may not use the model "${name}"`, 403);
+    if (!model) return errorResponse(dialect, 'not_found', `The model "${shown(name)}" does not exist or you do not have access to it`, 404);
+    if (!(await allowed(principal, name))) return errorResponse(dialect, 'permission', `This key may not use the model "${shown(name)}"`, 403);
     const limited = options.rateLimit
       ? await options.rateLimit(principal, c.req.raw)
       : (() => {
@@ -345,9 +350,15 @@ export function createGateway(options: GatewayOptions): Hono {
   // Gemini names the model and the method in the path: models/{model}:generateContent.
   app.post('/v1beta/models/*', limit('google_gemini'), (c) => {
     const gemini = getDialect('google_gemini');
-    const tail = decodeURIComponent(c.req.path.slice(c.req.path.indexOf('/v1beta/models/') + '/v1beta/models/'.length));
+    const raw = c.req.path.slice(c.req.path.indexOf('/v1beta/models/') + '/v1beta/models/'.length);
+    let tail: string;
+    try {
+      tail = decodeURIComponent(raw);
+    } catch {
+      return errorResponse(gemini, 'invalid_request', 'The model name in the path is not valid percent-encoding', 400);
+    }
     const match = /^([^/]+):(generateContent|streamGenerateContent)$/.exec(tail);
-    if (!match) return errorResponse(gemini, 'not_found', `Method not found: ${tail}`, 404);
+    if (!match) return errorResponse(gemini, 'not_found', `Method not found: ${shown(tail)}`, 404);
     return handle(c, gemini, { model: match[1]!, stream: match[2] === 'streamGenerateContent' });
   });
 
