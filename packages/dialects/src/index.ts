@@ -6,6 +6,8 @@ export { openaiCompletions } from './openai-completions/index.ts';
 export { openaiResponses } from './openai-responses/index.ts';
 export { decodeStream, decodeText, getDialect, isDialectId } from './registry.ts';
 export { createStreamState, parseJson, parseToolInput, type StreamState } from './shared/stream-state.ts';
+export { dropNullOptionals, strictJsonSchema, type StrictSchemaResult } from './shared/strict-schema.ts';
+export { MISSING_TOOL_RESULT, repairToolPairs } from './shared/tool-pairs.ts';
 export {
   DIALECT_IDS,
   type Decoder,

@@ -51,6 +51,25 @@ describe('structured output', () => {
     expect(result.thread.messages.at(-1)!.role).toBe('tool');
   });
 
+  it('strict schemas: the null a strict schema makes the model send for an optional field validates as absent (issue 14.1)', async () => {
+    const withNickname = z.object({ name: z.string(), nickname: z.string().optional() });
+    const { engine, model } = setup([{ text: '{"name": "Ada", "nickname": null}' }], {}, 'openai_responses');
+    const result = await engine.chat({ prompt: 'Who?', output: withNickname });
+    expect(result.haltReason).toBe('completed');
+    expect(result.output).toEqual({ name: 'Ada' });
+    // The engine hands the dialect zod's open schema; the dialect makes it strict (see strict-schema.test.ts).
+    expect(model.requests[0]!.output!.schema).toMatchObject({ properties: { nickname: { type: 'string' } }, required: ['name'] });
+  });
+
+  it('Anthropic with thinking: native output format instead of a forced tool, thinking kept (issue 14.6)', async () => {
+    const { engine, model } = setup([{ text: '{"name": "Ada", "age": 36}' }], { thinking: { effort: 'low' } }, 'anthropic_messages');
+    const result = await engine.chat({ prompt: 'Who?', output: person });
+    expect(result.output).toEqual({ name: 'Ada', age: 36 });
+    expect(model.requests[0]!.output).toMatchObject({ type: 'json', schema: { type: 'object' } });
+    expect(model.requests[0]!.toolChoice).toBeUndefined();
+    expect(model.requests[0]!.thinking).toEqual({ effort: 'low' });
+  });
+
   it('does not retry when the answer was cut by the length limit', async () => {
     const { engine, model } = setup([{ text: '{"name": "Ada", "ag', finishReason: 'length' }, { text: '{}' }]);
     const result = await engine.chat({ prompt: 'Who?', output: person });

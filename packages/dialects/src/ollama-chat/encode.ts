@@ -110,11 +110,6 @@ function think(request: ModelRequest): boolean | string | undefined {
 export function encodeOllamaRequest(original: ModelRequest, encodeOptions: EncodeOptions = {}): Record<string, unknown> {
   const request = summariesAsText(original);
   const system: string[] = request.system ? [request.system] : [];
-  const callIds = new Set<string>();
-  for (const message of request.messages) {
-    for (const part of message.parts) if (part.type === 'tool-call' && !part.providerExecuted) callIds.add(part.id);
-  }
-
   const messages: Json[] = [];
   const indexOf = new Map(request.messages.map((message, index) => [message, index]));
   repairToolPairs(request.messages).forEach((message, repaired) => {
@@ -131,9 +126,9 @@ export function encodeOllamaRequest(original: ModelRequest, encodeOptions: Encod
       const out = userMessage(message, index);
       if (out) messages.push(out);
     }
-    // Tool results (in `tool` messages, or wherever they sit) become one tool message each.
+    // Tool results (a `tool` message right after their calls: repairToolPairs) become one tool message each.
     for (const part of message.parts) {
-      if (part.type !== 'tool-result' || part.providerExecuted || !callIds.has(part.toolCallId)) continue;
+      if (part.type !== 'tool-result' || part.providerExecuted) continue;
       const content = typeof part.output === 'string' ? part.output : JSON.stringify(part.output ?? null);
       messages.push({ role: 'tool', content: part.isError ? `Error: ${content}` : content, tool_name: part.name });
     }

@@ -262,7 +262,23 @@ function assistantItems(message: Message, pairs: Pairs): Json[] {
     if (item.id === undefined) delete item.id;
     items.push(item);
   }
-  return mergeMessages(items);
+  return mergeMessages(withoutTrailingReasoning(items));
+}
+
+/**
+ * A reasoning item must be followed by the item it led to ("Item 'rs_…' was provided without its
+ * required following item"): reasoning that ends an assistant turn (the stream was cut, the
+ * answer was empty) is sent as `<thinking>` text instead, or dropped when it has none.
+ */
+function withoutTrailingReasoning(items: Json[]): Json[] {
+  let end = items.length;
+  while (end > 0 && items[end - 1]!.type === 'reasoning') end--;
+  if (end === items.length) return items;
+  const texts = items.slice(end).flatMap((item) => [
+    ...((item.summary as Json[] | undefined) ?? []).map((s) => s.text as string),
+    ...((item.content as Json[] | undefined) ?? []).map((c) => c.text as string),
+  ]);
+  return [...items.slice(0, end), ...texts.filter((t) => t.trim() !== '').map((t) => messageItem(`<thinking>${t}</thinking>`))];
 }
 
 /**

@@ -27,6 +27,8 @@ export const MISSING_TOOL_RESULT = 'No result was recorded for this tool call.';
 
 interface Slot {
   call: ToolCallPart;
+  /** Index of the call's message. */
+  message: number;
   /** Position of the call in the thread: message index, then part index. */
   at: number;
   result?: ToolResultPart;
@@ -45,7 +47,7 @@ export function repairToolPairs(messages: readonly Message[]): Message[] {
     if (message.role !== 'assistant') return;
     message.parts.forEach((part, p) => {
       if (!isLocalCall(part)) return;
-      const slot: Slot = { call: part, at: m * stride + p };
+      const slot: Slot = { call: part, message: m, at: m * stride + p };
       const same = slotsById.get(part.id);
       if (same) same.push(slot);
       else slotsById.set(part.id, [slot]);
@@ -61,8 +63,12 @@ export function repairToolPairs(messages: readonly Message[]): Message[] {
       if (!isLocalResult(part)) return;
       const at = m * stride + p;
       const slots = slotsById.get(part.toolCallId) ?? [];
+      // The latest earlier message with an unanswered call of this id; in it, the first such call
+      // (parallel calls that share an id are answered in order).
       let target: Slot | undefined;
-      for (const slot of slots) if (slot.at < at && slot.result === undefined) target = slot;
+      for (const slot of slots) {
+        if (slot.at < at && slot.result === undefined && (target === undefined || slot.message > target.message)) target = slot;
+      }
       if (target === undefined && !slots.some((slot) => slot.at < at)) target = slots.find((slot) => slot.result === undefined);
       if (target) target.result = part;
     });
@@ -70,15 +76,39 @@ export function repairToolPairs(messages: readonly Message[]): Message[] {
 
   const out: Message[] = [];
   messages.forEach((message, m) => {
-    const kept = message.parts.filter((part) => !isLocalResult(part));
-    if (kept.length !== message.parts.length) changed = true;
-    if (kept.length > 0) out.push(kept.length === message.parts.length ? message : { ...message, parts: kept });
     const slots = slotsByMessage.get(m);
+    // Parallel calls that share an id (a provider that numbers nothing) get distinct ids, so each
+    // result can name its own call.
+    const renamed = new Map<ToolCallPart, string>();
+    if (slots) {
+      const taken = new Set(slots.map((slot) => slot.call.id));
+      const seen = new Set<string>();
+      for (const slot of slots) {
+        if (!seen.has(slot.call.id)) {
+          seen.add(slot.call.id);
+          continue;
+        }
+        let n = 2;
+        while (taken.has(`${slot.call.id}_${n}`)) n++;
+        const id = `${slot.call.id}_${n}`;
+        taken.add(id);
+        renamed.set(slot.call, id);
+      }
+    }
+    const kept = message.parts.flatMap((part): Part[] => {
+      if (isLocalResult(part)) return [];
+      const id = part.type === 'tool-call' ? renamed.get(part) : undefined;
+      return [id === undefined ? part : { ...(part as ToolCallPart), id }];
+    });
+    if (kept.length !== message.parts.length || renamed.size > 0) changed = true;
+    if (kept.length > 0) out.push(kept.length === message.parts.length && renamed.size === 0 ? message : { ...message, parts: kept });
     if (!slots) return;
-    const results = slots.map(
-      (slot): ToolResultPart =>
-        slot.result ?? { type: 'tool-result', toolCallId: slot.call.id, name: slot.call.name, output: MISSING_TOOL_RESULT, isError: true },
-    );
+    const results = slots.map((slot): ToolResultPart => {
+      const toolCallId = renamed.get(slot.call) ?? slot.call.id;
+      if (!slot.result) return { type: 'tool-result', toolCallId, name: slot.call.name, output: MISSING_TOOL_RESULT, isError: true };
+      // The result names its call (Gemini and Ollama match results to calls by name).
+      return slot.result.toolCallId === toolCallId && slot.result.name === slot.call.name ? slot.result : { ...slot.result, toolCallId, name: slot.call.name };
+    });
     changed = true;
     out.push({ id: `${message.id}-results`, role: 'tool', parts: results });
   });

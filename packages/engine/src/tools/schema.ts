@@ -8,6 +8,7 @@
  * 1.x without @valibot/to-json-schema) needs an explicit `jsonSchema`.
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import { dropNullOptionals } from '@parlance/dialects';
 import { ParlanceError, type JSONSchema } from '@parlance/protocol';
 import { validateJsonSchema } from './json-schema-validate.ts';
 
@@ -38,7 +39,13 @@ function hasJsonSchema(value: StandardSchemaV1): value is StandardSchemaV1 & Sta
   return typeof converter === 'object' && converter !== null && typeof converter.input === 'function';
 }
 
-/** Providers reject `$schema` (Gemini) and gain nothing from it. */
+/**
+ * Providers reject `$schema` (Gemini) and gain nothing from it. Strict mode (OpenAI) needs every
+ * object closed and every property required: the dialects rewrite the schema for the wire
+ * (`strictJsonSchema`, optional properties made nullable) and `validate` drops the `null`s
+ * that rewrite makes the model send for optional properties (`dropNullOptionals`), so a zod
+ * `.optional()` field validates.
+ */
 function clean(schema: JSONSchema): JSONSchema {
   const { $schema: _ignored, ...rest } = schema;
   return rest;
@@ -84,7 +91,7 @@ export function resolveSchema<S extends SchemaLike>(schema: S, what: string, exp
     return {
       jsonSchema: clean(jsonSchema),
       async validate(value) {
-        const result = await schema['~standard'].validate(value);
+        const result = await schema['~standard'].validate(dropNullOptionals(value, jsonSchema));
         if (result.issues) return { ok: false, message: formatIssues(result.issues) };
         return { ok: true, value: result.value as InferSchemaOutput<S> };
       },
@@ -97,9 +104,10 @@ export function resolveSchema<S extends SchemaLike>(schema: S, what: string, exp
   return {
     jsonSchema,
     async validate(value) {
-      const problems = validateJsonSchema(jsonSchema, value);
+      const given = dropNullOptionals(value, jsonSchema);
+      const problems = validateJsonSchema(jsonSchema, given);
       if (problems.length) return { ok: false, message: problems.join('; ') };
-      return { ok: true, value: value as InferSchemaOutput<S> };
+      return { ok: true, value: given as InferSchemaOutput<S> };
     },
   };
 }
