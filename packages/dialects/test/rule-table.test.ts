@@ -249,6 +249,7 @@ describe('generated threads keep every rule of every dialect', () => {
     { type: 'reasoning', text: 'Thought.', providerState: { google_gemini: { thoughtSignature: 'gem_sig_12345' } } },
     { type: 'reasoning', text: '', redacted: true, providerState: { anthropic_messages: { redactedData: 'redacted_1234' } } },
     { type: 'reasoning', text: '  ' },
+    { type: 'compaction', text: 'Earlier turns, summarized.', providerState: { anthropic_messages: { type: 'compaction', encryptedContent: 'enc_compact_1' } } },
   );
   const round = fc.record({
     reasoning: fc.option(foreignReasoning, { nil: undefined }),

@@ -150,6 +150,19 @@ export interface WarningEvent {
   message: string;
 }
 
+/**
+ * The provider compacted the conversation: its summary of the turns before this response
+ * (a `compaction` part of the current message).
+ *
+ * @example
+ * { type: 'compaction', text: 'Earlier, the user asked about Paris…', providerState: { anthropic_messages: { type: 'compaction' } } }
+ */
+export interface CompactionEvent {
+  type: 'compaction';
+  text: string;
+  providerState?: ProviderState;
+}
+
 // The engine's events.
 
 export interface StepStartEvent {
@@ -231,6 +244,7 @@ export type Event =
   | FinishEvent
   | ErrorEvent
   | WarningEvent
+  | CompactionEvent
   | StepStartEvent
   | StepFinishEvent
   | ApprovalRequestedEvent
@@ -262,6 +276,7 @@ export const MODEL_EVENT_TYPES = [
   'finish',
   'error',
   'warning',
+  'compaction',
 ] as const satisfies readonly EventType[];
 
 export const EVENT_TYPES = [

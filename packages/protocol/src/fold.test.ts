@@ -3,6 +3,21 @@ import type { Event } from './events.ts';
 import { collectResponse, createFoldState, foldEvents, reduceEvents, toResponse } from './fold.ts';
 
 describe('the fold', () => {
+  it('a compaction event becomes a compaction part of the current message (not reasoning)', async () => {
+    const response = await collectResponse([
+      { type: 'message-start' },
+      { type: 'compaction', text: 'Earlier turns, summarized.', providerState: { anthropic_messages: { type: 'compaction' } } },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Hi' },
+      { type: 'text-end', id: 't' },
+      { type: 'finish', finishReason: 'stop', usage: {} },
+    ]);
+    expect(response.message.parts).toEqual([
+      { type: 'compaction', text: 'Earlier turns, summarized.', providerState: { anthropic_messages: { type: 'compaction' } } },
+      { type: 'text', text: 'Hi' },
+    ]);
+  });
+
   it('collects the warnings of the current response (a setting the model would reject was not sent)', async () => {
     const events: Event[] = [
       { type: 'message-start' },

@@ -229,6 +229,8 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
     }
     case 'warning':
       return { ...state, warnings: [...(state.warnings ?? []), event.message] };
+    case 'compaction':
+      return appendPart(state, withState({ type: 'compaction', text: event.text }, event.providerState));
     case 'object-delta':
       return { ...state, object: event.object };
     case 'summary': {

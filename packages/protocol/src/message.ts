@@ -80,7 +80,24 @@ export interface SummaryPart extends PartBase {
   through: string;
 }
 
-export type Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | FilePart | SourcePart | SummaryPart;
+/**
+ * A provider's own summary of the turns before it, made server-side when the context filled up
+ * (Anthropic's compaction block). The provider drops what came before it when the part is sent
+ * back, so it round-trips only to its own dialect (the data it needs is in providerState);
+ * other dialects leave it out and keep the full history. Not reasoning and not the answer.
+ *
+ * @example
+ * ```ts
+ * const part: CompactionPart = { type: 'compaction', text: 'Earlier, the user asked about Paris…', providerState: { anthropic_messages: { type: 'compaction' } } };
+ * ```
+ */
+export interface CompactionPart extends PartBase {
+  type: 'compaction';
+  /** The summary; empty when the provider's compaction failed (it then has no effect). */
+  text: string;
+}
+
+export type Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | FilePart | SourcePart | SummaryPart | CompactionPart;
 export type PartType = Part['type'];
 
 export interface Provenance {

@@ -121,6 +121,7 @@ const parts: Record<Part['type'], Check> = {
   ),
   source: object({ type: string, url: string, title: optional(string), providerState }),
   summary: object({ type: string, text: string, through: string, providerState }),
+  compaction: object({ type: string, text: string, providerState }),
 };
 
 /** Dispatches on `type`, like zod's discriminatedUnion: an unknown type is an issue at `type`. */

@@ -32,6 +32,7 @@ const part: fc.Arbitrary<Part> = fc.oneof(
     .map(({ mediaType, data, filename }) => withOptional<Part>({ type: 'file', mediaType, data }, { filename })),
   fc.record({ mediaType: fc.constant('image/jpeg'), url: fc.webUrl() }).map(({ mediaType, url }) => ({ type: 'file', mediaType, url }) as Part),
   fc.record({ url: fc.webUrl(), title: fc.option(fc.string(), { nil: undefined }) }).map(({ url, title }) => withOptional<Part>({ type: 'source', url }, { title })),
+  fc.record({ text: fc.string(), ps: providerState }).map(({ text, ps }) => withOptional<Part>({ type: 'compaction', text }, { providerState: ps })),
 );
 
 const message: fc.Arbitrary<Message> = fc

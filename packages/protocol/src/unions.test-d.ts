@@ -39,6 +39,8 @@ function describeEvent(event: Event): string {
       return event.code;
     case 'warning':
       return event.message;
+    case 'compaction':
+      return event.text;
     default: {
       const unreachable: never = event;
       return unreachable;
@@ -51,6 +53,7 @@ function describePart(part: Part): string {
     case 'text':
     case 'reasoning':
     case 'summary':
+    case 'compaction':
       return part.text;
     case 'tool-call':
       return part.name;

@@ -71,7 +71,7 @@ function expectFromRecording(fixture: Fixture): Expected {
       const delta = data.delta;
       if (delta.type === 'text_delta') text += delta.text;
       if (delta.type === 'thinking_delta') reasoning += delta.thinking;
-      if (delta.type === 'compaction_delta') reasoning += delta.content ?? '';
+      // compaction_delta is a summary of earlier turns: a compaction part, not reasoning (decode.test.ts).
       if (delta.type === 'input_json_delta' && tools.has(data.index)) tools.get(data.index)!.json += delta.partial_json;
     }
     if (data.type === 'error') {

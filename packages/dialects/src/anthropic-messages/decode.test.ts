@@ -193,6 +193,23 @@ describe('anthropic_messages decoding: content', () => {
     });
   });
 
+  it('turns a compaction block into a compaction part (not reasoning), kept on a cut stream too', async () => {
+    const compaction = (index: number) => ({ type: 'content_block_start', index, content_block: { type: 'compaction', content: null } });
+    const delta = (index: number, content: string) => ({ type: 'content_block_delta', index, delta: { type: 'compaction_delta', content, encrypted_content: 'enc_meta' } });
+    const body = sse(start(), compaction(0), delta(0, 'Summary of '), delta(0, 'the turns.'), stop(0), textStart(1), textDelta(1, 'Hi'), stop(1), messageDelta('end_turn'), messageStop);
+    const response = await collectResponse(decode(body));
+    expect(response.message.parts).toEqual([
+      { type: 'compaction', text: 'Summary of the turns.', providerState: { anthropic_messages: { type: 'compaction', encryptedContent: 'enc_meta' } } },
+      { type: 'text', text: 'Hi' },
+    ]);
+    const cut = await collectResponse(decode(sse(start(), compaction(0), delta(0, 'Summary so far'))));
+    expect(cut.message.parts).toEqual([{ type: 'compaction', text: 'Summary so far', providerState: { anthropic_messages: { type: 'compaction', encryptedContent: 'enc_meta' } } }]);
+    expect(cut.error?.code).toBe('invalid_response');
+    // Sent back to Anthropic as the block it was.
+    const next = anthropicMessages.encodeRequest({ model: 'claude-sonnet-4-5', messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'x' }] }, { ...response.message, id: 'a' }, { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'y' }] }] }) as Record<string, any>;
+    expect(next.messages[1].content[0]).toEqual({ type: 'compaction', content: 'Summary of the turns.', encrypted_content: 'enc_meta' });
+  });
+
   it('turns redacted_thinking into a redacted reasoning part holding its data', async () => {
     const events = decode(
       sse(start(), { type: 'content_block_start', index: 0, content_block: { type: 'redacted_thinking', data: 'opaque==' } }, stop(0), messageDelta('end_turn'), messageStop),

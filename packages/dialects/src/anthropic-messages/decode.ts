@@ -21,9 +21,10 @@
  * - server_tool_use / mcp_tool_use -> provider-executed tool calls; `*_tool_result` blocks
  *   (web_search, web_fetch, code_execution, bash/text_editor code execution, tool_search,
  *   mcp) -> provider-executed `tool-result` events whose `output` is the block's `content`;
- * - compaction (beta context management) -> a reasoning part holding the summary, marked
- *   `type: 'compaction'` in providerState so the encoder sends it back as a compaction
- *   block. It is the model's note to itself, not the answer, so it is not text.
+ * - compaction (beta context management) -> one `compaction` event when the block ends: a
+ *   compaction part holding the summary (neither reasoning nor the answer), with
+ *   `type: 'compaction'` and the `encrypted_content` in providerState, so the encoder sends
+ *   it back as a compaction block. https://docs.anthropic.com/en/docs/build-with-claude/compaction
  */
 import type { Event, ProviderState } from '@parlance/protocol';
 import { googleRpcFailure } from '../shared/google-rpc-error.ts';
@@ -52,10 +53,12 @@ interface Block {
   initialInput?: unknown;
   sawFragments?: boolean;
   state?: AnthropicState;
+  /** A compaction block's summary so far. */
+  text?: string;
 }
 
 /** A block's protocol id; blocks that arrived whole in `message_start` have negative indexes. */
-function blockId(kind: 'text' | 'reasoning', index: number): string {
+function blockId(kind: 'text' | 'reasoning' | 'compaction', index: number): string {
   return index < 0 ? `${kind}-start-${-1 - index}` : `${kind}-${index}`;
 }
 
@@ -158,13 +161,11 @@ export function createAnthropicDecoder(): Decoder {
         return;
       }
       case 'compaction': {
-        const id = blockId('reasoning', index);
         const compaction: AnthropicState = { type: 'compaction' };
         const encrypted = str(block.encrypted_content);
         if (encrypted) compaction.encryptedContent = encrypted;
-        blocks.set(index, { id, kind: 'compaction', state: compaction });
-        state.openReasoning(out, id);
-        state.reasoning(out, id, str(block.content) ?? '');
+        // Buffered until the block ends: the summary arrives whole (content, or compaction_delta).
+        blocks.set(index, { id: blockId('compaction', index), kind: 'compaction', state: compaction, text: str(block.content) ?? '' });
         return;
       }
       case 'tool_use':
@@ -268,7 +269,7 @@ export function createAnthropicDecoder(): Decoder {
         return;
       case 'compaction_delta': {
         if (block.kind !== 'compaction') return;
-        state.reasoning(out, id, str(delta.content) ?? '');
+        block.text = (block.text ?? '') + (str(delta.content) ?? '');
         const encrypted = str(delta.encrypted_content);
         if (encrypted) block.state = { ...block.state, encryptedContent: encrypted };
         return;
@@ -294,7 +295,9 @@ export function createAnthropicDecoder(): Decoder {
         }
         return;
       case 'compaction':
-        state.end(out, id, { providerState: withAnthropicState(block.state ?? { type: 'compaction' }) });
+        if (block.text === undefined) return; // already emitted
+        out.push({ type: 'compaction', text: block.text, providerState: withAnthropicState(block.state ?? { type: 'compaction' }) });
+        delete block.text;
         return;
       case 'tool':
         if (!block.sawFragments && block.initialInput !== undefined) state.end(out, id, { input: block.initialInput });
@@ -302,6 +305,14 @@ export function createAnthropicDecoder(): Decoder {
         return;
       default:
         state.end(out, id);
+    }
+  }
+
+  /** A cut stream keeps the compaction summary that arrived (its block never ended). */
+  function flushCompactions(out: Event[]) {
+    for (const [index, block] of blocks) {
+      if (block.kind !== 'compaction' || block.text === undefined) continue;
+      onBlockStop(out, { index });
     }
   }
 
@@ -391,11 +402,13 @@ export function createAnthropicDecoder(): Decoder {
     },
     end() {
       const out: Event[] = [];
+      flushCompactions(out);
       state.endOfStream(out);
       return out;
     },
     fail(failure) {
       const out: Event[] = [];
+      flushCompactions(out);
       state.fail(out, failure);
       return out;
     },

@@ -3,8 +3,10 @@
  *
  * Handoff rule (shared by every dialect):
  * - providerState of another dialect is ignored.
- * - Reasoning goes back as `thinking` (with its signature), `redacted_thinking` (its data) or
- *   `compaction` only when THIS dialect's providerState holds what the API needs. Other
+ * - Reasoning goes back as `thinking` (with its signature) or `redacted_thinking` (its data),
+ *   and a compaction part as a `compaction` block, only when THIS dialect's providerState holds
+ *   what the API needs (a reasoning part marked as compaction, from older threads, too).
+ *   A compaction part of another dialect is dropped: the full history it summarized is sent. Other
  *   reasoning with text is sent as a text block `<thinking>...</thinking>` in the assistant
  *   turn (the API accepts no unsigned thinking); empty or redacted reasoning is dropped.
  * - Provider-executed tool calls and results go back as `server_tool_use` / `mcp_tool_use` /
@@ -221,6 +223,15 @@ export function encodeMessages(thread: readonly Message[]): Turn[] {
         }
         case 'source':
           return; // derived from citations; the API rebuilds them
+        case 'compaction': {
+          // Sent back as it came ("Users should round-trip these blocks"), only with this dialect's state.
+          const state = anthropicState(part.providerState);
+          if (!assistant || state?.type !== 'compaction') return;
+          const block: Json = { type: 'compaction', content: part.text === '' ? null : part.text };
+          if (state.encryptedContent) block.encrypted_content = state.encryptedContent;
+          content.push(block);
+          return;
+        }
       }
     });
     push(assistant ? 'assistant' : 'user', content);

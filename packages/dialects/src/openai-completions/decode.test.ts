@@ -67,6 +67,18 @@ describe('bad input', () => {
     expect(errorsOf(events)).toEqual([]);
   });
 
+  it('keeps the usage an OpenRouter error chunk carries (what was generated is billed)', async () => {
+    const usage = { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, cost: 0.0002 };
+    for (const failure of [
+      { ...base, error: { code: 502, message: 'Provider returned error' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }], usage },
+      { ...base, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }], usage },
+    ]) {
+      const response = await collectResponse(await decodeEverywhere(sse(chunk({ content: 'a' }), failure)));
+      expect(response.error?.code).toBe('server_error');
+      expect(response.usage).toMatchObject({ inputTokens: 12, outputTokens: 3, totalTokens: 15, cost: 0.0002 });
+    }
+  });
+
   it('reports a stream cut before any finish_reason', async () => {
     const events = decode(sse(chunk({ content: 'Partial' }), chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'f', arguments: '{"a"' } }] })));
     const response = await collectResponse(events);

@@ -307,7 +307,10 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
         const raw = choice.finish_reason;
         const reason = mapFinishReason(raw);
         if (reason === 'error') {
-          // OpenRouter ends a failed generation this way; the error object, when present, is in the choice.
+          // OpenRouter ends a failed generation this way; the error object, when present, is in the
+          // choice, and the chunk may carry the usage of what was generated (billed): keep it.
+          const usage = usageOf(chunk, choice);
+          if (usage) state.addUsage(out, usage);
           state.fail(
             out,
             isObject(choice.error)
@@ -319,10 +322,13 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
         pending = { reason, raw };
       }
     }
-    // Usage: top level (OpenAI and most), inside the choice (Moonshot), or only in x_groq (older Groq).
-    const usage =
-      mapUsage(chunk.usage) ?? (choice ? mapUsage(choice.usage) : undefined) ?? (isObject(chunk.x_groq) ? mapUsage(chunk.x_groq.usage) : undefined);
+    const usage = usageOf(chunk, choice);
     if (usage) state.addUsage(out, usage);
+  }
+
+  /** Usage: top level (OpenAI and most), inside the choice (Moonshot), or only in x_groq (older Groq). */
+  function usageOf(chunk: JsonObject, choice: JsonObject | undefined) {
+    return mapUsage(chunk.usage) ?? (choice ? mapUsage(choice.usage) : undefined) ?? (isObject(chunk.x_groq) ? mapUsage(chunk.x_groq.usage) : undefined);
   }
 
   return {
@@ -356,6 +362,9 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
           wire.event === 'error' ||
           (isObject(chunk) && ((chunk.error !== undefined && chunk.error !== null) || chunk.object === 'error'))
         ) {
+          // An error chunk can carry the usage so far (OpenRouter's mid-stream error chunk does).
+          const usage = isObject(chunk) ? mapUsage(chunk.usage) : undefined;
+          if (usage) state.addUsage(out, usage);
           state.fail(out, mapProviderError(chunk));
           return;
         }

@@ -44,6 +44,7 @@ export function estimatePartTokens(part: Part): number {
     case 'text':
     case 'reasoning':
     case 'summary':
+    case 'compaction':
       return estimateTextTokens(part.text);
     case 'tool-call':
       return estimateTextTokens(part.name) + estimateTextTokens(stringify(part.input)) + 8;
