@@ -3,7 +3,7 @@
  * dir outside the workspace; each tarball passes publint and @arethetypeswrong/cli (ESM-only
  * profile); then a scratch app installs the tarballs with npm (no workspace, no pnpm), and the
  * README's quick start (apps/quick-start, pasted verbatim in the README) type-checks against them
- * and runs: a chat over the packed client, server, engine and testing kit, the Chat component
+ * and runs, and each package README's example type-checks: a chat over the packed client, server, engine and testing kit, the Chat component
  * server-rendered with randomness and the clock forbidden, and the `parlance` command.
  * Needs `pnpm build` first (turbo runs it: this task depends on the packages' builds).
  */
@@ -28,7 +28,7 @@ beforeAll(() => {
   out = mkdtempSync(join(tmpdir(), 'parlance-pack-'));
   packed = publishedPackages().map((pkg) => packPackage(pkg, out));
 }, 180_000);
-afterAll(() => rmSync(out, { recursive: true, force: true }));
+afterAll(() => rmSync(out, { recursive: true, force: true }), 60_000);
 
 describe('publishedManifest', () => {
   it('drops what only the repo needs and refuses an unresolved workspace range', () => {
@@ -110,12 +110,17 @@ describe('a scratch app installs the tarballs with npm and runs the README', () 
       }),
     );
     for (const file of ['server.ts', 'chat.tsx']) cpSync(join(repoRoot, 'apps/quick-start', file), join(app, file));
+    // Each package README's example, as shipped in its tarball, is type-checked too.
+    for (const p of packed) {
+      const example = /\n## Example\n+```(ts|tsx)\n([\s\S]*?)```/.exec(readFileSync(join(p.dir, 'README.md'), 'utf8'));
+      if (example) writeFileSync(join(app, `readme-${p.name.split('/')[1]}.${example[1]}`), `export {};\n${example[2]}`);
+    }
     writeFileSync(join(app, 'run.ts'), RUN);
     await exec('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app });
   }, 300_000);
-  afterAll(() => rmSync(app, { recursive: true, force: true }));
+  afterAll(() => rmSync(app, { recursive: true, force: true }), 60_000);
 
-  it('type-checks the quick start against the published types (nodenext resolution)', async () => {
+  it('type-checks the quick start and every package README example against the published types (nodenext resolution)', async () => {
     const result = await exec(bin('tsc'), ['-p', app], { cwd: app }).catch((e) => e);
     expect(`${result.stdout ?? ''}${result.stderr ?? ''}`).toBe('');
     expect(readFileSync(join(app, 'out/run.js'), 'utf8')).toContain('ChatStore');
