@@ -205,7 +205,7 @@ export interface ObjectDeltaEvent {
   object: unknown;
 }
 /**
- * The engine summarized older messages to fit the context window: a system-role message
+ * The engine summarized older messages to fit the context window: a user-role message
  * holding one `summary` part is appended to the thread (see SummaryPart).
  */
 export interface SummaryEvent {

@@ -234,7 +234,7 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
     case 'object-delta':
       return { ...state, object: event.object };
     case 'summary': {
-      const message: Message = { id: event.messageId, role: 'system', parts: [{ type: 'summary', text: event.text, through: event.through }] };
+      const message: Message = { id: event.messageId, role: 'user', parts: [{ type: 'summary', text: event.text, through: event.through }] };
       return { ...state, messages: [...state.messages, message] };
     }
     case 'chat-finish':

@@ -64,9 +64,11 @@ export interface SourcePart extends PartBase {
 /**
  * A summary of earlier messages, written by a model when the thread outgrew the model's
  * context window (the engine's `context: { strategy: 'summarize' }`). It sits in a
- * system-role message of its own, where it was made; the messages it summarizes stay in
+ * user-role message of its own, where it was made; the messages it summarizes stay in
  * the thread for people to read, but requests send the summary in their place.
- * Dialects send it as text.
+ * User role, not system: clients send threads back, and nothing a browser sends may
+ * reach the system prompt; a summary is the conversation's own content. Dialects send
+ * it as text.
  *
  * @example
  * ```ts

@@ -5,7 +5,7 @@
  * them) and, when the run waits for it, an approve / deny prompt.
  */
 import type { PendingInput } from '@parlance/client';
-import { addUsage, type Message, type Part, type ReasoningPart, type ToolCallPart, type ToolResultPart, type Usage } from '@parlance/protocol';
+import { addUsage, type Message, type Part, type ReasoningPart, type SummaryPart, type ToolCallPart, type ToolResultPart, type Usage } from '@parlance/protocol';
 import { useChatStore, useMessage } from '@parlance/react';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
@@ -182,12 +182,30 @@ function PartView({ part, streaming, messageId }: { part: Part; streaming: boole
 }
 
 /**
+ * The engine's summary of older messages (the thread outgrew the model's window): shown
+ * where it was made, folded, like the "conversation compacted" notes of chat products.
+ * The messages above it stay readable; the model now gets this instead of them.
+ */
+function SummaryView({ part }: { part: SummaryPart }) {
+  return (
+    <div className="row summary" data-testid="summary">
+      <details className="summary-box">
+        <summary>Earlier messages were summarized to fit the model's context window</summary>
+        <div className="summary-text">{part.text}</div>
+      </details>
+    </div>
+  );
+}
+
+/**
  * `turn`: for the last assistant message of a turn, the ids of that turn's assistant
  * messages (one usage footer per turn); empty for the others.
  */
 export function MessageRow({ id, streaming, turn = [] }: { id: string; streaming: boolean; turn?: readonly string[] }) {
   const message = useMessage(id);
   if (!message || message.role === 'tool' || message.role === 'system') return null;
+  const summary = message.parts.find((p): p is SummaryPart => p.type === 'summary');
+  if (summary) return <SummaryView part={summary} />;
   if (message.role === 'user') {
     const text = message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
     return (

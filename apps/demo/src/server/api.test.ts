@@ -5,7 +5,7 @@ import { ChatStore, listModels, type ChatRecord, type PersistAdapter } from '@pa
 import { messageText, type Message } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
 import { createDemoApi, type DemoApiOptions } from './api.ts';
-import { ERROR_MESSAGE, LONG_SENTENCES, longAnswer, longSentence } from './mock-script.ts';
+import { ERROR_MESSAGE, LONG_SENTENCES, SMALL_MODEL, SMALL_WINDOW, longAnswer, longSentence } from './mock-script.ts';
 import { demoWeather } from './tools.ts';
 
 function setup(options: DemoApiOptions = {}) {
@@ -48,7 +48,10 @@ function memoryPersist(): PersistAdapter & { records: Map<string, ChatRecord> } 
 describe('the demo API with @parlance/client', () => {
   it('offers the mock model, and real providers only when their key is set, without exposing keys', async () => {
     const bare = await listModels(setup().transport);
-    expect(bare).toEqual([expect.objectContaining({ id: 'demo:mock', name: 'Demo model (mock, no API key)' })]);
+    expect(bare).toEqual([
+      expect.objectContaining({ id: 'demo:mock', name: 'Demo model (mock, no API key)' }),
+      expect.objectContaining({ id: 'demo:mock-small', name: 'Demo model, 1.5k context (mock: long threads get summarized)' }),
+    ]);
     const keyed = setup({ env: { OPENAI_API_KEY: 'sk-test-secret-123', ANTHROPIC_API_KEY: 'sk-ant-secret-456' } });
     const response = await keyed.app.request('/api/models');
     const raw = await response.text();
@@ -165,5 +168,33 @@ describe('the demo API with @parlance/client', () => {
     const s = store.getSnapshot();
     expect(s.status).toBe('error');
     expect(s.error?.message).toContain(ERROR_MESSAGE);
+  });
+
+  it('a long thread keeps working on a model with a small window: older turns become a visible summary', async () => {
+    const { chat, mock } = setup();
+    const store = chat({ model: 'demo:mock-small' });
+    const questions = ['code please', 'show me a table', 'tell me about Parlance', 'code again', 'one more table', 'and a code sample', 'a table of dialects', 'code once more', 'and a last question'];
+    for (const q of questions) {
+      await store.send(q);
+      expect(store.getSnapshot().haltReason).toBe('completed');
+      expect(store.getSnapshot().error).toBeUndefined();
+    }
+    const messages = store.getSnapshot().thread.messages;
+    // Every question and every answer is still in the thread, for people to read.
+    expect(messages.filter((m) => m.role === 'user' && m.parts.some((p) => p.type === 'text'))).toHaveLength(questions.length);
+    expect(messages.filter((m) => m.role === 'assistant')).toHaveLength(questions.length);
+    const summaries = messages.filter((m) => m.parts.some((p) => p.type === 'summary'));
+    expect(summaries.length).toBeGreaterThan(0);
+    const summary = summaries.at(-1)!.parts[0] as Extract<Message['parts'][number], { type: 'summary' }>;
+    expect(summary.text).toContain('"code please"');
+    // What the model received fit its window and carried the summary instead of the older turns.
+    const last = mock.requests.at(-1)!.body as { model: string; messages: { role: string; content: unknown }[] };
+    expect(last.model).toBe(SMALL_MODEL);
+    expect(Math.ceil(JSON.stringify(last).length / 4)).toBeLessThanOrEqual(SMALL_WINDOW);
+    // The summary travels as the conversation's first user text, never in the system prompt.
+    expect(last.messages[0]!.role).toBe('user');
+    expect(JSON.stringify(last.messages[0]!.content)).toContain('The user asked');
+    expect(JSON.stringify(last.messages.slice(1))).not.toContain('code please');
+    expect(lastText(store).length).toBeGreaterThan(0);
   });
 });

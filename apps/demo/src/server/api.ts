@@ -10,7 +10,7 @@ import { createParlanceApp, engineRunner, type Env, type ParlanceServerOptions }
 import { mockProviderServer, type MockProviderHandler } from '@parlance/testing';
 import { Hono } from 'hono';
 import { withMessageUsage } from './message-usage.ts';
-import { demoScript } from './mock-script.ts';
+import { SMALL_MODEL, SMALL_WINDOW, demoScript } from './mock-script.ts';
 import { availableModels, MOCK_MODEL_ID, MOCK_MODEL_NAME, ollamaProbe } from './models.ts';
 import { demoTools } from './tools.ts';
 
@@ -64,7 +64,11 @@ export function demoServerOptions(options: DemoApiOptions = {}): Pick<ParlanceSe
       auth: 'none',
       dialect: 'anthropic_messages',
       // Made-up prices, so the demo shows what cost per message looks like.
-      models: { mock: { contextWindow: 32_000, maxOutputTokens: 4_096, input: ['text'], reasoning: true, pricing: { input: 1, output: 4 } } },
+      models: {
+        mock: { contextWindow: 32_000, maxOutputTokens: 4_096, input: ['text'], reasoning: true, pricing: { input: 1, output: 4 } },
+        // A window small enough that a few exchanges outgrow it: the engine's context policy summarizes.
+        [SMALL_MODEL]: { contextWindow: SMALL_WINDOW, maxOutputTokens: 1_024, input: ['text'], reasoning: true, pricing: { input: 1, output: 4 } },
+      },
     },
     {
       fetch: async (input, init) => mock(new Request(input, init)),
@@ -84,6 +88,8 @@ export function demoServerOptions(options: DemoApiOptions = {}): Pick<ParlanceSe
         engine: {
           system: SYSTEM,
           tools: [...demoTools, ...(options.extraTools ?? [])],
+          // A thread that outgrows a model's window keeps working: older turns become a summary.
+          context: { strategy: 'summarize' },
           resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { demo } }),
         },
       }),

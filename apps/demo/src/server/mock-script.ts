@@ -124,6 +124,27 @@ function afterTool(messages: WireMessage[], scale: number, input: number): Scrip
   return { text, delayMs: 40 * scale, usage: { inputTokens: input, outputTokens: tokens(text) } };
 }
 
+/** The mock model with a small window (apps/demo models.ts `demo:mock-small`), as the wire names it. */
+export const SMALL_MODEL = 'mock-small';
+export const SMALL_WINDOW = 1_500;
+
+/**
+ * The engine asking for a summary of older turns (its context policy, 'summarize'):
+ * the mock lists which questions the transcript holds, so a reader sees what was folded.
+ */
+function summaryTurn(system: string, messages: WireMessage[], scale: number, input: number): ScriptedTurn | undefined {
+  if (!/compress the earlier part of a conversation/i.test(system)) return undefined;
+  const transcript = blocks(messages.at(-1)).map((b) => b.text ?? '').join('\n');
+  // Questions an earlier summary listed carry over, so the summary of a summary still names them.
+  const head = transcript.startsWith('earlier summary:') ? transcript.split(/\n(?:user|assistant): /)[0]! : '';
+  const earlier = [...head.matchAll(/"[^"]*"/g)].map((q) => q[0]);
+  const asked = [...earlier, ...[...transcript.matchAll(/^user: (.{1,60})/gm)].map((m) => `"${m[1]!.trim()}"`)];
+  const text = asked.length
+    ? `The user asked ${asked.length} question${asked.length === 1 ? '' : 's'} so far: ${asked.join(', ')}; each was answered.`
+    : 'Earlier turns held no questions worth keeping.';
+  return { text, delayMs: 10 * scale, usage: { inputTokens: input, outputTokens: tokens(text) } };
+}
+
 /** The demo MCP server's tool (src/mcp/dice-server.ts). */
 export const DICE_TOOL = 'roll_dice';
 export const DICE_OFF = 'The demo MCP server is off, so there is no dice tool (start the demo without DEMO_MCP=0).';
@@ -131,9 +152,16 @@ export const DICE_OFF = 'The demo MCP server is off, so there is no dice tool (s
 export function demoScript(options: ScriptOptions = {}) {
   const scale = options.delayScale ?? 1;
   return (request: RecordedRequest): ScriptedTurn => {
-    const body = (request.body ?? {}) as { messages?: WireMessage[]; tools?: { name?: string }[] };
+    const body = (request.body ?? {}) as { model?: string; system?: unknown; messages?: WireMessage[]; tools?: { name?: string }[] };
     const messages = body.messages ?? [];
     const input = tokens(JSON.stringify(messages));
+    // The small-context model refuses what does not fit, the way Anthropic words it.
+    const sent = tokens(JSON.stringify(body));
+    if (body.model === SMALL_MODEL && sent > SMALL_WINDOW) {
+      return { error: { code: 'context_length_exceeded', status: 400, message: `prompt is too long: ${sent} tokens > ${SMALL_WINDOW} maximum` } };
+    }
+    const summary = summaryTurn(textOf(body.system), messages, scale, input);
+    if (summary) return summary;
     const continued = afterTool(messages, scale, input);
     if (continued) return continued;
     const said = blocks(messages.at(-1))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { availableModels, MOCK_MODEL_ID, ollamaProbe } from './models.ts';
+import { availableModels, MOCK_MODEL_ID, MOCK_SMALL_CONTEXT, ollamaProbe } from './models.ts';
 
 describe('availableModels', () => {
   it('lists a reachable Ollama\'s local models after the mock', async () => {
@@ -11,7 +11,7 @@ describe('availableModels', () => {
       },
     });
     const models = await availableModels({}, probe);
-    expect(models.map((m) => m.id)).toEqual([MOCK_MODEL_ID, 'ollama:llama3.2:3b', 'ollama:qwen3:8b']);
+    expect(models.map((m) => m.id)).toEqual([MOCK_MODEL_ID, MOCK_SMALL_CONTEXT, 'ollama:llama3.2:3b', 'ollama:qwen3:8b']);
     expect(calls).toEqual(['http://127.0.0.1:11434/api/tags']);
     // Remembered for a while: the model list does not probe on every request.
     await availableModels({}, probe);
@@ -25,7 +25,7 @@ describe('availableModels', () => {
       timeoutMs: 20,
       fetch: (_input, init) => new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason))),
     });
-    for (const probe of [down, refusing, silent]) expect((await availableModels({}, probe)).map((m) => m.id)).toEqual([MOCK_MODEL_ID]);
+    for (const probe of [down, refusing, silent]) expect((await availableModels({}, probe)).map((m) => m.id)).toEqual([MOCK_MODEL_ID, MOCK_SMALL_CONTEXT]);
   });
 
   it('adds Gemini models for GEMINI_API_KEY, with catalog capabilities', async () => {

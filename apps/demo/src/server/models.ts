@@ -4,9 +4,12 @@
  * models when an Ollama answers on 127.0.0.1:11434 within a short timeout.
  */
 import { catalogModels, type Env, type ModelEntry } from '@parlance/server';
+import { SMALL_MODEL, SMALL_WINDOW } from './mock-script.ts';
 
 export const MOCK_MODEL_ID = 'demo:mock';
 export const MOCK_MODEL_NAME = 'Demo model (mock, no API key)';
+/** The mock with a tiny context window, to watch a long thread get summarized. */
+export const MOCK_SMALL_CONTEXT = `demo:${SMALL_MODEL}`;
 
 const KEYED: { env: string[]; label: string; models: string[] }[] = [
   { env: ['OPENAI_API_KEY'], label: 'OpenAI', models: ['openai:gpt-5-mini', 'openai:gpt-5.1'] },
@@ -50,8 +53,15 @@ export const mockModelEntry: ModelEntry = {
   capabilities: { mock: true, reasoning: true, input: ['text'] },
 };
 
+export const mockSmallModelEntry: ModelEntry = {
+  id: MOCK_SMALL_CONTEXT,
+  provider: 'demo',
+  name: `Demo model, ${SMALL_WINDOW / 1000}k context (mock: long threads get summarized)`,
+  capabilities: { mock: true, reasoning: true, input: ['text'] },
+};
+
 export async function availableModels(env: Env, probe?: OllamaProbe): Promise<ModelEntry[]> {
-  const out: ModelEntry[] = [mockModelEntry];
+  const out: ModelEntry[] = [mockModelEntry, mockSmallModelEntry];
   for (const group of KEYED) {
     if (!group.env.some((name) => env[name])) continue;
     for (const entry of catalogModels(group.models)) out.push({ ...entry, name: `${group.label} ${entry.id.slice(entry.id.indexOf(':') + 1)}` });

@@ -1,7 +1,7 @@
 /**
  * Summary parts (the engine's summary of older messages, see SummaryPart) have no wire
- * form in any API: every encoder sends them as plain text where they stand. In the
- * system-role message the engine puts them in, that makes them part of the system prompt.
+ * form in any API: every encoder sends them as plain text where they stand (a user
+ * message, where the engine puts them).
  */
 import type { Message, ModelRequest, Part } from '@parlance/protocol';
 

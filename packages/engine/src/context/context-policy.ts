@@ -9,8 +9,10 @@
  *   encrypted reasoning and item ids travel untouched); then, inside the last turn, the
  *   oldest assistant/tool exchanges after its user message.
  * - 'summarize': a model call summarizes the oldest turns; the summary becomes a
- *   `summary` part in a system message of the thread (the `summary` event), and requests
- *   send it in place of the turns it covers (see applySummaries).
+ *   `summary` part in a user message of the thread (the `summary` event), and requests
+ *   send it, first after the system messages, in place of the turns it covers (see
+ *   applySummaries). User role: the summary is the conversation's content, and a thread
+ *   comes back from the browser, which may never write the system prompt.
  * - 'fail': a `context_length_exceeded` error before anything is sent.
  * When the provider refuses a request as too long anyway (the estimate was off), the
  * strategy runs once more, sized by the provider's own numbers where its message gives
@@ -88,9 +90,15 @@ function isCompaction(message: Message): boolean {
 }
 
 /**
- * The messages a request sends for a thread with summaries: the latest summary (in its
- * system message, moved to the front) stands for every message up to the one it names,
- * older summaries included. A summary whose message is not in the thread is ignored.
+ * The messages a request sends for a thread with summaries: the latest summary (its
+ * message moved to the front, after the system messages) stands for every message up to
+ * the one it names, older summaries included. A summary whose message is not in the
+ * thread is ignored.
+ *
+ * @example
+ * ```ts
+ * const sent = applySummaries(thread.messages); // what the engine sends for a summarized thread
+ * ```
  */
 export function applySummaries(messages: readonly Message[]): Message[] {
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -106,7 +114,16 @@ export function applySummaries(messages: readonly Message[]): Message[] {
   return [...messages];
 }
 
-/** Estimated tokens of a whole request: messages, system prompt, tool definitions. */
+/**
+ * Estimated tokens of a whole request: messages, system prompt, tool definitions (no
+ * tokenizer: see estimate-tokens.ts). For Anthropic, what precedes the last compaction
+ * block is not counted: the API ignores it.
+ *
+ * @example
+ * ```ts
+ * if (estimateRequestTokens({ messages }) > 100_000) console.warn('long thread');
+ * ```
+ */
 export function estimateRequestTokens(request: Request, dialect?: string): number {
   let messages = request.messages;
   if (dialect === 'anthropic_messages') {
@@ -140,7 +157,7 @@ function unitsOf(messages: readonly Message[], from: number): Unit[] {
     let pinned = false;
     for (let k = i; k < end; k++) {
       tokens += estimateMessageTokens(messages[k]!);
-      pinned ||= isCompaction(messages[k]!) || messages[k]!.role === 'system';
+      pinned ||= isCompaction(messages[k]!) || messages[k]!.role === 'system' || messages[k]!.parts.some((p) => p.type === 'summary');
     }
     units.push({ start: i, end, user: message.role === 'user', tokens, pinned });
     i = end;
@@ -262,8 +279,8 @@ export function createContextPolicy(options: ContextOptions | undefined, model: 
       keep[u] = false;
       total -= Math.ceil(units[u]!.tokens * ratio);
     }
-    // A request starts with a user turn: drop exchanges left before the first kept user message.
-    const firstUser = units.findIndex((u, i) => keep[i] && u.user);
+    // A kept exchange must follow its own question: drop those left before the first kept question.
+    const firstUser = units.findIndex((u, i) => keep[i] && u.user && !u.pinned);
     for (let u = 0; u < firstUser; u++) {
       if (keep[u] && !units[u]!.pinned) {
         keep[u] = false;
@@ -303,15 +320,16 @@ export function createContextPolicy(options: ContextOptions | undefined, model: 
     const older = messages.slice(lead, units[cut]!.start);
     const through = older.at(-1)!.id;
     const summarizer = options?.summaryModel ?? model;
-    const input = transcript([...messages.slice(0, lead).filter((m) => m.parts.some((p) => p.type === 'summary')), ...older], Math.max(1_000, budget - summaryRoom));
+    const input = transcript(older, Math.max(1_000, budget - summaryRoom));
     const { text, usage } = await summarize(summarizer, options?.summaryPrompt ?? DEFAULT_SUMMARY_PROMPT, input, context.signal);
     const summary = `${SUMMARY_HEADER}${text}`;
     const event: Event = { type: 'summary', messageId: generateId(), text: summary, through };
     if (Object.keys(usage).length > 0) event.usage = usage;
     context.emit(event);
     const part: SummaryPart = { type: 'summary', text: summary, through };
-    const keptSystem = messages.slice(0, lead).filter((m) => !m.parts.some((p) => p.type === 'summary'));
-    return { ...request, messages: [...keptSystem, { id: event.messageId, role: 'system', parts: [part] }, ...messages.slice(units[cut]!.start)] };
+    const system = messages.slice(0, lead);
+    const rest = messages.slice(units[cut]!.start).filter((m) => !m.parts.some((p) => p.type === 'summary'));
+    return { ...request, messages: [...system, { id: event.messageId, role: 'user', parts: [part] }, ...rest] };
   };
 
   return {

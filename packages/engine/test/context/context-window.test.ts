@@ -98,7 +98,7 @@ describe.each(DIALECT_IDS)('%s: a thread longer than the window', (dialect) => {
     expect(first.haltReason).toBe('completed');
     expect(summarizer.requests).toHaveLength(1);
     const summary = first.thread.messages.find((m) => m.parts.some((p) => p.type === 'summary'))!;
-    expect(summary.role).toBe('system');
+    expect(summary.role).toBe('user');
     const part = summary.parts[0] as Extract<Message['parts'][number], { type: 'summary' }>;
     expect(part.text).toContain('topics 0 to 8');
     expect(history.map((m) => m.id)).toContain(part.through);
@@ -108,7 +108,7 @@ describe.each(DIALECT_IDS)('%s: a thread longer than the window', (dialect) => {
 
     const sent = model.requests[0]!;
     expect(estimateRequestTokens(sent, dialect)).toBeLessThanOrEqual(WINDOW - RESERVE);
-    expect(sent.messages[0]).toMatchObject({ role: 'system', parts: [{ type: 'summary' }] });
+    expect(sent.messages[0]).toMatchObject({ role: 'user', parts: [{ type: 'summary' }] });
     expect(sent.messages[1]!.role).toBe('user');
     expect(sent.messages.map((m) => m.id)).not.toContain(part.through);
     const { body, schema, rules } = check(dialect, sent);
@@ -183,7 +183,7 @@ describe('context policy', () => {
 
   it('a summary whose message is gone is ignored; the latest summary wins', () => {
     const m = (id: string, role: Message['role'], text: string): Message => ({ id, role, parts: [{ type: 'text', text }] });
-    const s = (id: string, through: string): Message => ({ id, role: 'system', parts: [{ type: 'summary', text: `up to ${through}`, through }] });
+    const s = (id: string, through: string): Message => ({ id, role: 'user', parts: [{ type: 'summary', text: `up to ${through}`, through }] });
     const messages = [m('sys', 'system', 'rules'), m('u1', 'user', 'a'), m('a1', 'assistant', 'b'), m('u2', 'user', 'c'), s('s1', 'a1'), m('a2', 'assistant', 'd'), m('u3', 'user', 'e'), s('s2', 'a2')];
     expect(applySummaries(messages).map((x) => x.id)).toEqual(['sys', 's2', 'u3']);
     expect(applySummaries(messages.slice(0, 7)).map((x) => x.id)).toEqual(['sys', 's1', 'u2', 'a2', 'u3']);
