@@ -22,7 +22,7 @@ import { resolveModel as defaultResolveModel } from './providers/index.ts';
 import { CALL_KEYS, ENGINE_KEYS, checkKeys, mergeOptions, type CallOptions, type EngineOptions, type MessageInput, type ResumeInput, type SharedOptions } from './options.ts';
 import { pickOutputMode } from './output/structured-output.ts';
 import { StructuredOutputError, checkOutputText } from './output/check-output.ts';
-import { unresolvedCalls } from './loop/pending.ts';
+import { owedCalls } from './loop/pending.ts';
 import { collect, type ChatResult } from './loop/result.ts';
 import { runChat, type RunConfig } from './loop/run-chat.ts';
 import { createContextPolicy } from './context/context-policy.ts';
@@ -113,7 +113,7 @@ function loadTools(plain: ReadonlyMap<string, AnyTool>, sources: ToolSource[]): 
 function resumeMap(resume: ResumeInput | undefined, messages: Message[]): Map<string, Resolution> {
   const map = new Map<string, Resolution>();
   if (!resume) return map;
-  const owed = new Set(unresolvedCalls(messages).map((c) => c.id));
+  const owed = new Set(owedCalls(messages).map((c) => c.id));
   const add = (id: string, resolution: Resolution) => {
     if (!owed.has(id)) {
       throw new ParlanceError('invalid_request', `Cannot resume tool call "${id}": the thread has no pending call with that id`, {

@@ -8,6 +8,7 @@ import {
   type LanguageModel,
   type Message,
   type ModelRequest,
+  type ResumeInput,
   type Role,
   type Thread,
 } from '@parlance/protocol';
@@ -97,11 +98,8 @@ export interface EngineOptions extends SharedOptions {
 /** A message as callers may write it: a full Message, or a role and a string. */
 export type MessageInput = Message | { role: Role; content: string; id?: string };
 
-export interface ResumeInput {
-  toolResults?: { toolCallId: string; output: unknown; isError?: boolean }[];
-  approvals?: { toolCallId: string; approved: boolean; reason?: string }[];
-  answers?: { toolCallId: string; answer: string }[];
-}
+/** What continues a paused run: the protocol's contract type, the same the server validates and the client sends. */
+export type { ResumeInput };
 
 export interface CallOptions<O extends SchemaLike | undefined = undefined> extends SharedOptions {
   /** The conversation so far (use `thread` to keep its id). */

@@ -75,7 +75,7 @@ describe('halt reasons', () => {
     const { engine } = setup([{ toolCalls: [{ name: 'get_location', input: {} }] }, { text: 'You are in Paris' }]);
     const result = await engine.chat({ prompt: 'Where am I?', tools: [location] });
     expect(result.haltReason).toBe('client-tool-calls');
-    expect(result.pending).toEqual([{ toolCallId: 'call_0_0', name: 'get_location', input: {}, kind: 'client' }]);
+    expect(result.pending).toEqual([{ toolCallId: 'call_0_0', name: 'get_location', input: {}, kind: 'client-tool' }]);
   });
 
   it('tool-error: a throwing handler halts when onToolError is "halt"', async () => {

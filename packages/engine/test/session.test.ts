@@ -57,7 +57,7 @@ describe('sessions', () => {
     const session = ChatSession.create();
     await session.send(engine, 'go');
     expect(session.status).toBe('awaiting-approval');
-    expect(session.pending.map((p) => p.kind)).toEqual(['client', 'approval', 'ask-user']);
+    expect(session.pending.map((p) => p.kind)).toEqual(['client-tool', 'approval', 'ask-user']);
     expect(() => session.answer('call_0_0', 'x')).toThrow(/No pending ask-user call/);
     session.submitToolResult('call_0_0', 'blue').deny('call_0_1', 'no').answer('call_0_2', 'large');
     const restored = ChatSession.fromJSON(JSON.stringify(session));

@@ -1,4 +1,15 @@
 export {
+  RUN_ID_HEADER,
+  type CancelResponseBody,
+  type ChatRequestBody,
+  type ErrorResponseBody,
+  type ModelCapabilities,
+  type ModelEntry,
+  type ModelsResponseBody,
+  type ResumeInput,
+  type RunCursor,
+} from './contract.ts';
+export {
   ERROR_CODES,
   ParlanceError,
   errorCodeForStatus,

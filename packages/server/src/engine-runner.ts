@@ -4,7 +4,8 @@
  * so provider keys are read where they live and never travel with a request.
  */
 import { createEngine, type EngineOptions, getModelInfo } from '@parlance/engine';
-import type { ChatRunner, Env, ModelEntry } from './handler.ts';
+import type { ModelCapabilities, ModelEntry } from '@parlance/protocol';
+import type { ChatRunner, Env } from './handler.ts';
 
 export interface EngineRunnerOptions {
   /** Engine settings (tools, system prompt, hooks, model resolver, fetch), or a function of the environment. */
@@ -38,7 +39,7 @@ export function catalogModels(ids: string[]): ModelEntry[] {
     const at = id.indexOf(':');
     const provider = at > 0 ? id.slice(0, at) : id;
     const info = getModelInfo(provider, id.slice(at + 1));
-    const capabilities: Record<string, unknown> = {
+    const capabilities: ModelCapabilities = {
       contextWindow: info.contextWindow,
       maxOutputTokens: info.maxOutputTokens,
       input: info.input,

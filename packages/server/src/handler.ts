@@ -21,6 +21,10 @@ import {
   type Thread,
   type Usage,
   createThread,
+  type CancelResponseBody,
+  type ErrorResponseBody,
+  type ModelEntry,
+  type ResumeInput,
 } from '@parlance/protocol';
 import type { ThreadTrust } from '@parlance/engine';
 import { Hono } from 'hono';
@@ -29,19 +33,11 @@ import { createMemoryRunStore } from './memory-run-store.ts';
 import { executeRun } from './run-execution.ts';
 import { type RunRecord, type RunStore, storeUnavailable } from './run-store.ts';
 import { type AllowedOrigins, checkJsonContentType, checkOrigin, jsonDepthExceeds } from './request-guard.ts';
-import { type ChatBody, chatBodySchema, clientOptionsSchema, type Resume } from './schema.ts';
+import { chatBodySchema, clientOptionsSchema, type ParsedChatBody } from './schema.ts';
 import { createScrubber, envSecrets } from './scrub.ts';
 import { createTrustResolver, isDevelopment, missingSecretError, type RunnerProfile, signingSecrets } from './server-trust.ts';
 import type { ZodType } from 'zod';
 import { sseResponse } from './sse.ts';
-
-export interface ModelEntry {
-  /** What clients send as `model`, e.g. 'anthropic:claude-sonnet-4-5'. */
-  id: string;
-  provider: string;
-  name?: string;
-  capabilities?: Record<string, unknown>;
-}
 
 export type Env = Record<string, string | undefined>;
 
@@ -60,7 +56,7 @@ export interface ChatRunInput {
   thread: Thread;
   model: string;
   options: Record<string, unknown>;
-  resume?: Resume;
+  resume?: ResumeInput;
   signal: AbortSignal;
   env: Env;
   /** The principal `authorize` returned (undefined without `authorize`). */
@@ -75,7 +71,8 @@ export interface ChatRunInput {
  */
 export type ChatRunner = ((input: ChatRunInput) => AsyncIterable<Event>) & { profile?: (env: Env) => RunnerProfile };
 
-export interface RunFinish {
+/** What `onFinish` gets when a run ends. */
+export interface FinishedRun {
   runId: string;
   principal: Principal | undefined;
   model: string;
@@ -132,7 +129,7 @@ export interface ParlanceServerOptions {
   secrets?: readonly string[];
   /** Arrays and objects in a request body may nest this deep (default 64); deeper is a 400. */
   maxJsonDepth?: number;
-  onFinish?: (finish: RunFinish) => void | Promise<void>;
+  onFinish?: (finish: FinishedRun) => void | Promise<void>;
   /**
    * Where runs live (default: `createMemoryRunStore()`, this process's memory). Behind a load
    * balancer, give every instance the same shared store (`@parlance/server/redis`,
@@ -164,10 +161,10 @@ function randomId(prefix: string): string {
   return `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
 }
 
-function errorResponse(status: number, code: ErrorCode, message: string, issues?: unknown): Response {
-  const error: Record<string, unknown> = { code, message };
-  if (issues !== undefined) error.issues = issues;
-  return Response.json({ error }, { status });
+function errorResponse(status: number, code: ErrorCode, message: string, issues?: unknown[]): Response {
+  const body: ErrorResponseBody = { error: { code, message } };
+  if (issues !== undefined) body.error.issues = issues;
+  return Response.json(body, { status });
 }
 
 async function readBody(request: Request, limit: number): Promise<string | Response> {
@@ -224,7 +221,7 @@ function ownedBy(key: string, principal: Principal | undefined): boolean {
   }
 }
 
-function refusal(error: ParlanceError, issues?: unknown): Response {
+function refusal(error: ParlanceError, issues?: unknown[]): Response {
   return errorResponse(error.status ?? 400, error.code, error.message, issues);
 }
 
@@ -281,7 +278,7 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
   }
 
   /** Starts the run, or joins the one this request key already started; the run goes on after the response. */
-  async function startRun(c: Context, body: ChatBody, thread: Thread, model: string, principal: Principal | undefined, trust: ThreadTrust | undefined): Promise<string> {
+  async function startRun(c: Context, body: ParsedChatBody, thread: Thread, model: string, principal: Principal | undefined, trust: ThreadTrust | undefined): Promise<string> {
     const { run, created } = await store
       .create({ id: generateId('run'), requestKey: requestKey(principal, body.clientRequestId), createdAt: Date.now() })
       .catch((error: unknown) => {
@@ -304,7 +301,7 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
       // The events executeRun writes itself (a runner's exception, a stop) are scrubbed too.
       prepare: (event) => (event.type === 'error' || event.type === 'chat-finish' ? scrub(event) : event),
       onFinish: async (event) => {
-        const finish: RunFinish = { runId, principal, model, haltReason: event.haltReason, usage: event.usage };
+        const finish: FinishedRun = { runId, principal, model, haltReason: event.haltReason, usage: event.usage };
         if (event.thread) finish.thread = event.thread;
         await options.onFinish?.(finish);
       },
@@ -432,7 +429,7 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     await store.cancel(runId).catch((error: unknown) => {
       throw storeUnavailable(error);
     });
-    return c.json({ ok: true, status: run.status }, 202);
+    return c.json({ ok: true, status: run.status } satisfies CancelResponseBody, 202);
   });
 
   app.get('/models', async (c) => {

@@ -5,9 +5,8 @@ export {
   type ChatRunner,
   type Env,
   type ErrorContext,
-  type ModelEntry,
   type ParlanceServerOptions,
-  type RunFinish,
+  type FinishedRun,
 } from './handler.ts';
 export { createMemoryRunStore, type MemoryRunStoreOptions } from './memory-run-store.ts';
 export {
@@ -21,7 +20,8 @@ export {
   type RunStore,
   type StoredEvent,
 } from './run-store.ts';
-export { chatBodySchema, resumeSchema, type ChatBody, type Resume } from './schema.ts';
+export { chatBodySchema, resumeSchema } from './schema.ts';
+export type { ModelEntry } from '@parlance/protocol';
 export { SSE_HEADERS, sseResponse } from './sse.ts';
 export { catalogModels, engineRunner, type EngineRunnerOptions } from './engine-runner.ts';
 export { clientOptionsSchema, type ClientOptions } from './schema.ts';

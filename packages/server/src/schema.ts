@@ -2,8 +2,15 @@
  * The request bodies the server accepts, validated with zod before anything runs. zod/mini, the
  * tree-shakeable build: a Worker bundle carries only the checks used here (the classic `z` object
  * would bring all of zod, every locale included).
+ *
+ * The types are the protocol's contract (`ChatRequestBody`, `ResumeInput`); the `satisfies`
+ * clauses make a field added to or dropped from the contract a compile error here.
  */
+import type { ChatRequestBody, ResumeInput } from '@parlance/protocol';
 import * as z from 'zod/mini';
+
+/** One validator per field of the contract type, no more, no fewer. */
+type ShapeOf<T> = { [K in keyof Required<T>]: z.ZodMiniType };
 
 const json = z.unknown();
 const id = z.string().check(z.minLength(1));
@@ -12,7 +19,7 @@ export const resumeSchema = z.strictObject({
   toolResults: z.optional(z.array(z.object({ toolCallId: id, output: json, isError: z.optional(z.boolean()) }))),
   approvals: z.optional(z.array(z.object({ toolCallId: id, approved: z.boolean(), reason: z.optional(z.string()) }))),
   answers: z.optional(z.array(z.object({ toolCallId: id, answer: z.string() }))),
-});
+} satisfies ShapeOf<ResumeInput>) satisfies z.ZodMiniType<ResumeInput>;
 
 export const chatBodySchema = z
   .strictObject({
@@ -22,14 +29,17 @@ export const chatBodySchema = z
     options: z.optional(z.record(z.string(), json)),
     clientRequestId: z.string().check(z.minLength(1), z.maxLength(200)),
     resume: z.optional(resumeSchema),
-  })
+  } satisfies ShapeOf<ChatRequestBody>)
   .check(
     z.refine((body) => body.thread !== undefined || body.messages !== undefined, { message: 'Send a thread or messages', path: ['thread'] }),
     z.refine((body) => body.thread === undefined || body.messages === undefined, { message: 'Send a thread or messages, not both', path: ['messages'] }),
   );
 
-export type ChatBody = z.infer<typeof chatBodySchema>;
-export type Resume = z.infer<typeof resumeSchema>;
+/**
+ * A body that passed `chatBodySchema`: the contract's `ChatRequestBody`, with `thread` and
+ * `messages` still to be checked by the thread codec (`parseThread`).
+ */
+export type ParsedChatBody = z.infer<typeof chatBodySchema>;
 
 /** The most thinking tokens a browser may ask for (the largest budget any provider accepts today is 128K). */
 const MAX_THINKING_BUDGET = 128_000;

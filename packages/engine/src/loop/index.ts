@@ -1,2 +1,2 @@
-export { collect, addToCollect, createCollectState, toChatResult, type ChatResult, type CollectState, type PendingCall, type PendingKind, type StepResult } from './result.ts';
-export { unresolvedCalls, withMissingResults } from './pending.ts';
+export { collect, addToCollect, createCollectState, toChatResult, type ChatResult, type CollectState, type PendingCall, type StepResult } from './result.ts';
+export { owedCalls, unresolvedCalls, withMissingResults } from './pending.ts';

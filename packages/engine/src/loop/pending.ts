@@ -3,7 +3,7 @@
  * message that have no result yet. So a stateless server can resume from the
  * thread a browser sends back, with no state of its own.
  */
-import type { Message, ToolCallPart, ToolResultPart } from '@parlance/protocol';
+import { type Message, pendingInputs, type ToolCallPart, type ToolResultPart } from '@parlance/protocol';
 
 function resultIds(messages: readonly Message[]): Set<string> {
   const ids = new Set<string>();
@@ -13,7 +13,11 @@ function resultIds(messages: readonly Message[]): Set<string> {
   return ids;
 }
 
-/** Calls of the trailing assistant message (followed only by tool messages) still owed a result. */
+/**
+ * Calls of the trailing assistant message (followed only by tool messages) with no result yet,
+ * paused or not. What a paused run waits for is `pendingInputs` (protocol) / `owedCalls`; this
+ * is for checking a browser-held thread (a call with no result that no pause lists is refused).
+ */
 export function unresolvedCalls(messages: readonly Message[]): ToolCallPart[] {
   let i = messages.length - 1;
   while (i >= 0 && messages[i]!.role === 'tool') i--;
@@ -21,6 +25,19 @@ export function unresolvedCalls(messages: readonly Message[]): ToolCallPart[] {
   if (!last || last.role !== 'assistant') return [];
   const done = resultIds(messages.slice(i));
   return last.parts.filter((p): p is ToolCallPart => p.type === 'tool-call' && !p.providerExecuted && !done.has(p.id));
+}
+
+/**
+ * The tool calls a paused thread still owes, as the parts the loop acts on. Which calls are
+ * owed is decided by the protocol's `pendingInputs` (the thread's pause minus answered calls),
+ * the one rule the server and the client use too.
+ */
+export function owedCalls(messages: readonly Message[]): ToolCallPart[] {
+  const owed = new Set(pendingInputs(messages).map((p) => p.toolCallId));
+  if (owed.size === 0) return [];
+  let i = messages.length - 1;
+  while (i >= 0 && messages[i]!.role === 'tool') i--;
+  return messages[i]!.parts.filter((p): p is ToolCallPart => p.type === 'tool-call' && owed.has(p.id));
 }
 
 export const MISSING_RESULT = 'No result: this tool call was not completed.';

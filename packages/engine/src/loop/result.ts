@@ -13,12 +13,14 @@ import {
   type FinishReason,
   type FoldState,
   type HaltReason,
+  type PendingInput,
+  type PendingKind,
+  pendingInputs,
   type Response,
   type Thread,
   type ToolResultPart,
   type Usage,
 } from '@parlance/protocol';
-import { unresolvedCalls } from './pending.ts';
 
 export interface StepResult {
   step: number;
@@ -30,16 +32,8 @@ export interface StepResult {
   usage: Usage;
 }
 
-export type PendingKind = 'client' | 'approval' | 'ask-user';
-
-export interface PendingCall {
-  toolCallId: string;
-  name: string;
-  input: unknown;
-  kind: PendingKind;
-  /** The question, for `ask-user`. */
-  question?: string;
-}
+/** A call waiting on the caller: the protocol's `PendingInput` (one rule, `pendingInputs`, derives them). */
+export type PendingCall = PendingInput;
 
 export interface ChatResult<O = unknown> {
   thread: Thread;
@@ -124,12 +118,8 @@ export function toChatResult<O = unknown>(state: CollectState): ChatResult<O> {
     pending: [],
   };
   if (WAITING.has(haltReason)) {
-    result.pending = unresolvedCalls(thread.messages).map((call) => {
-      const asked = state.asked[call.id];
-      const pending: PendingCall = { toolCallId: call.id, name: call.name, input: call.input, kind: asked?.kind ?? 'client' };
-      if (asked?.question !== undefined) pending.question = asked.question;
-      return pending;
-    });
+    // What the thread's pause (written by the run-paused event) still waits for: the same rule the client uses.
+    result.pending = pendingInputs(thread.messages);
   }
   // The engine emits the validated object as the last object-delta before a completed finish.
   if (haltReason === 'completed' && state.objectSeen) result.output = state.fold.object as O;

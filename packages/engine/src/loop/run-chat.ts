@@ -39,7 +39,7 @@ import type { ResolvedSchema } from '../tools/schema.ts';
 import type { AnyTool } from '../tools/tool.ts';
 import type { ContextPolicy } from '../context/context-policy.ts';
 import { createEventQueue } from './event-queue.ts';
-import { unresolvedCalls, withMissingResults } from './pending.ts';
+import { owedCalls, withMissingResults } from './pending.ts';
 import { addToCollect, createCollectState, toChatResult, type CollectState, type StepResult } from './result.ts';
 import { HookError, isAbort, runToolCall, type CallOutcome, type Resolution } from './run-tool.ts';
 
@@ -153,7 +153,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
       }
       waiting.add(outcome.pending.kind);
       const { kind, toolCallId, name, input, question } = outcome.pending;
-      const pending: PendingInput = { kind: kind === 'client' ? 'client-tool' : kind, toolCallId, name, input };
+      const pending: PendingInput = { kind, toolCallId, name, input };
       if (question !== undefined) pending.question = question;
       waitingFor.push(pending);
       if (outcome.pending.kind === 'approval') {
@@ -167,7 +167,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
     if (waitingFor.length > 0) emit({ type: 'run-paused', waitingFor });
     if (waiting.has('approval')) return new Halt('approval');
     if (waiting.has('ask-user')) return new Halt('ask-user');
-    if (waiting.has('client')) return new Halt('client-tool-calls');
+    if (waiting.has('client-tool')) return new Halt('client-tool-calls');
     return undefined;
   };
 
@@ -271,7 +271,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
 
   const loop = async (): Promise<Halt> => {
     // Resume: the calls the thread still owes results for, with what the caller sent.
-    const owed = unresolvedCalls(fold.messages);
+    const owed = owedCalls(fold.messages);
     if (config.loadTools) tools = await config.loadTools();
     if (owed.length > 0) {
       const halt = await processCalls(owed, config.resume);

@@ -84,7 +84,7 @@ export async function runToolCall(call: ToolCallPart, ctx: RunToolContext, resol
   let input: unknown = checked.value;
 
   if (!tool.execute) {
-    return { type: 'pending', call, pending: { toolCallId: call.id, name: call.name, input: call.input, kind: 'client' } };
+    return { type: 'pending', call, pending: { toolCallId: call.id, name: call.name, input: call.input, kind: 'client-tool' } };
   }
   if (resolution?.type !== 'approval' && tool.needsApproval) {
     const needs =

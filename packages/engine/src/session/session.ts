@@ -114,7 +114,7 @@ export class ChatSession {
 
   /** The result of a client tool (any pending call may be answered with a result). */
   submitToolResult(toolCallId: string, output: unknown, options: { isError?: boolean } = {}): this {
-    this.owed(toolCallId, ['client', 'approval', 'ask-user']);
+    this.owed(toolCallId, ['client-tool', 'approval', 'ask-user']);
     const entry = { toolCallId, output, ...(options.isError ? { isError: true } : {}) };
     this.state.decisions = { ...this.state.decisions, toolResults: [...(this.state.decisions.toolResults ?? []), entry] };
     return this;
