@@ -15,15 +15,13 @@ export {
 export { emitRunFinish, onRunFinish, type RunFinish } from './run-events.ts';
 export { readSse, type FrameHandler } from './sse.ts';
 export { Store, nextFrame, type Listener, type Schedule } from './store.ts';
-export { StreamStore, type StreamOptions, type StreamSource, type StreamState } from './stream-store.ts';
+export { StreamStore, type StreamOptions, type StreamSource, type StreamStoreState } from './stream-store.ts';
 export {
   cancelRun,
-  listModels,
+  fetchModels,
   postChat,
   request,
   resumeRun,
-  type ChatRequestBody,
-  type ModelInfo,
-  type ResumeInput,
   type TransportOptions,
 } from './transport.ts';
+export type { ChatRequestBody, ModelEntry, ResumeInput } from '@parlance/protocol';

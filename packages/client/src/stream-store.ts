@@ -15,13 +15,13 @@ export interface StreamOptions extends Partial<TransportOptions> {
   source?: StreamSource;
 }
 
-export interface StreamState {
+export interface StreamStoreState {
   fold: FoldState;
   status: 'idle' | 'streaming' | 'done' | 'error';
   error?: ErrorPayload;
 }
 
-export class StreamStore extends Store<StreamState> {
+export class StreamStore extends Store<StreamStoreState> {
   options: StreamOptions;
   #abort: AbortController | undefined;
 

@@ -8,35 +8,26 @@
  *   GET  {api}/models               -> { models: [...] }
  * Errors before the stream: non-2xx with `{ error: { code, message, issues? } }`.
  */
-import { ParlanceError, errorCodeForStatus, isAbortError, isErrorCode, type Message, type Thread } from '@parlance/protocol';
+import {
+  type ChatRequestBody,
+  type ErrorResponseBody,
+  errorCodeForStatus,
+  isAbortError,
+  isErrorCode,
+  type ModelEntry,
+  type ModelsResponseBody,
+  ParlanceError,
+  RUN_ID_HEADER,
+} from '@parlance/protocol';
+
+// The contract's types, for modules of this package that import them from here.
+export type { ChatRequestBody, ResumeInput } from '@parlance/protocol';
 
 export interface TransportOptions {
   /** Base URL of the Parlance server routes, e.g. `/api`. */
   api: string;
   fetch?: typeof fetch;
   headers?: Record<string, string> | (() => Record<string, string>);
-}
-
-export interface ResumeInput {
-  toolResults?: { toolCallId: string; output: unknown; isError?: boolean }[];
-  approvals?: { toolCallId: string; approved: boolean; reason?: string }[];
-  answers?: { toolCallId: string; answer: string }[];
-}
-
-export interface ChatRequestBody {
-  thread?: Thread;
-  messages?: Message[];
-  model?: string;
-  options?: Record<string, unknown>;
-  clientRequestId: string;
-  resume?: ResumeInput;
-}
-
-export interface ModelInfo {
-  id: string;
-  provider: string;
-  name?: string;
-  [capability: string]: unknown;
 }
 
 export async function request(o: TransportOptions, path: string, init: RequestInit = {}): Promise<Response> {
@@ -49,7 +40,8 @@ export async function request(o: TransportOptions, path: string, init: RequestIn
     throw new ParlanceError('network', `Could not reach ${o.api}: ${(cause as Error)?.message ?? cause}`, { cause });
   }
   if (response.ok) return response;
-  let body: { error?: { code?: unknown; message?: unknown; issues?: unknown } } | undefined;
+  // Untrusted until checked: a proxy or a misconfigured server may send anything.
+  let body: Partial<{ error: Partial<Record<keyof ErrorResponseBody['error'], unknown>> }> | undefined;
   try {
     body = await response.json();
   } catch {}
@@ -72,7 +64,7 @@ const json = (body: unknown): RequestInit => ({
 
 export async function postChat(o: TransportOptions, body: ChatRequestBody, signal?: AbortSignal): Promise<{ runId?: string; response: Response }> {
   const response = await request(o, '/chat', { ...json(body), signal: signal ?? null });
-  return { runId: response.headers.get('x-parlance-run-id') ?? undefined, response };
+  return { runId: response.headers.get(RUN_ID_HEADER) ?? undefined, response };
 }
 
 export function resumeRun(o: TransportOptions, runId: string, lastEventId?: string, signal?: AbortSignal): Promise<Response> {
@@ -85,7 +77,16 @@ export async function cancelRun(o: TransportOptions, runId: string): Promise<voi
   await request(o, `/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' });
 }
 
-export async function listModels(o: TransportOptions): Promise<ModelInfo[]> {
-  const body = (await (await request(o, '/models')).json()) as { models?: ModelInfo[] };
-  return body.models ?? [];
+/**
+ * The models the server offers (`GET {api}/models`), capabilities nested as the server sends them.
+ *
+ * @example
+ * ```ts
+ * const models = await fetchModels({ api: '/api' });
+ * const withImages = models.filter((m) => m.capabilities?.input?.includes('image'));
+ * ```
+ */
+export async function fetchModels(o: TransportOptions): Promise<ModelEntry[]> {
+  const body = (await (await request(o, '/models')).json()) as Partial<ModelsResponseBody> | null;
+  return Array.isArray(body?.models) ? body.models : [];
 }

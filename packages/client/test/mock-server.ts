@@ -144,7 +144,7 @@ export function createMockServer(options: MockServerOptions = {}) {
       queueMicrotask(() => run.finish('cancelled'));
       return json(202, { ok: true });
     }
-    if (method === 'GET' && path === '/models') return json(200, { models: [{ id: 'fake-1', provider: 'fake', name: 'Fake One', tools: true }] });
+    if (method === 'GET' && path === '/models') return json(200, { models: [{ id: 'fake-1', provider: 'fake', name: 'Fake One', capabilities: { input: ['text'] } }] });
     return json(404, { error: { code: 'not_found', message: `No route ${method} ${path}` } });
   };
 

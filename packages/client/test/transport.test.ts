@@ -1,7 +1,7 @@
 import { formatSseFrame } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
 import { readSse } from '../src/sse.ts';
-import { listModels } from '../src/transport.ts';
+import { fetchModels } from '../src/transport.ts';
 import { createMockServer } from './mock-server.ts';
 
 const body = (...chunks: string[]) =>
@@ -28,12 +28,19 @@ describe('readSse', () => {
   });
 });
 
-it('lists the server models', async () => {
+it('lists the server models with their capabilities nested, as the server sends them', async () => {
   const { fetch } = createMockServer();
-  expect(await listModels({ api: '/api', fetch })).toEqual([{ id: 'fake-1', provider: 'fake', name: 'Fake One', tools: true }]);
+  expect(await fetchModels({ api: '/api', fetch })).toEqual([{ id: 'fake-1', provider: 'fake', name: 'Fake One', capabilities: { input: ['text'] } }]);
 });
 
 it('maps an unreachable server to a retryable network error', async () => {
   const fetch = (() => Promise.reject(new TypeError('fetch failed'))) as typeof globalThis.fetch;
-  await expect(listModels({ api: '/api', fetch })).rejects.toMatchObject({ code: 'network', retryable: true });
+  await expect(fetchModels({ api: '/api', fetch })).rejects.toMatchObject({ code: 'network', retryable: true });
+});
+
+it('reads a /models body that is not the contract as no models, never a crash', async () => {
+  for (const sent of ['null', '{"models":"nope"}', '{}']) {
+    const fetch = (async () => new Response(sent, { status: 200, headers: { 'content-type': 'application/json' } })) as typeof globalThis.fetch;
+    expect(await fetchModels({ api: '/api', fetch })).toEqual([]);
+  }
 });

@@ -3,7 +3,7 @@
  * the model picker (GET /api/models) and the open chat. The open thread lives in the
  * URL hash, so a reload shows the same conversation.
  */
-import { listModels, type ModelInfo, type ThreadSummary } from '@parlance/client';
+import { fetchModels, type ModelEntry, type ThreadSummary } from '@parlance/client';
 import { threadKeys, useThread, useThreads } from '@parlance/react/query';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -137,9 +137,9 @@ function Sidebar({ current, open, drawer, close, titles, onTitles }: SidebarProp
   );
 }
 
-function ModelPicker({ models, value, onChange }: { models: ModelInfo[]; value: string | undefined; onChange: (id: string) => void }) {
+function ModelPicker({ models, value, onChange }: { models: ModelEntry[]; value: string | undefined; onChange: (id: string) => void }) {
   const selected = models.find((m) => m.id === value);
-  const mock = (selected?.capabilities as { mock?: boolean } | undefined)?.mock;
+  const mock = selected?.capabilities?.mock === true;
   return (
     <label className="model-picker">
       <span>Model</span>
@@ -158,7 +158,7 @@ function ModelPicker({ models, value, onChange }: { models: ModelInfo[]; value: 
 export function App() {
   const [threadId, open] = useOpenThread();
   const thread = useThread(threadId, persist);
-  const models = useQuery({ queryKey: ['parlance-demo', 'models'], queryFn: () => listModels({ api: '/api' }) });
+  const models = useQuery({ queryKey: ['parlance-demo', 'models'], queryFn: () => fetchModels({ api: '/api' }) });
   const [chosen, setChosen] = useState(savedModel);
   const [drawer, setDrawer] = useState(false);
   const [titles, setTitles] = useState(threadTitles);

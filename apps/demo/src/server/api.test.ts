@@ -1,7 +1,7 @@
 // The integration proof that client and server agree on the protocol: @parlance/client's
 // ChatStore against the real demo API (createParlanceApp + engineRunner + the mock provider
 // in the Anthropic wire format), with the app's own fetch as the network.
-import { ChatStore, listModels, type ChatRecord, type PersistAdapter } from '@parlance/client';
+import { ChatStore, fetchModels, type ChatRecord, type PersistAdapter } from '@parlance/client';
 import { messageText, type Message } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
 import { createDemoApi, type DemoApiOptions } from './api.ts';
@@ -47,9 +47,9 @@ function memoryPersist(): PersistAdapter & { records: Map<string, ChatRecord> } 
 
 describe('the demo API with @parlance/client', () => {
   it('offers the mock model, and real providers only when their key is set, without exposing keys', async () => {
-    const bare = await listModels(setup().transport);
+    const bare = await fetchModels(setup().transport);
     expect(bare).toEqual([
-      expect.objectContaining({ id: 'demo:mock', name: 'Demo model (mock, no API key)' }),
+      expect.objectContaining({ id: 'demo:mock', name: 'Demo model (mock, no API key)', capabilities: expect.objectContaining({ mock: true }) }),
       expect.objectContaining({ id: 'demo:mock-small', name: 'Demo model, 1.5k context (mock: long threads get summarized)' }),
     ]);
     const keyed = setup({ env: { OPENAI_API_KEY: 'sk-test-secret-123', ANTHROPIC_API_KEY: 'sk-ant-secret-456' } });

@@ -64,6 +64,6 @@ export {
   type Sleep,
   type TimeoutOptions,
   type Transport,
-  type TransportOptions,
+  type ProviderTransportOptions,
   type TransportRequest,
 } from '../transport/index.ts';

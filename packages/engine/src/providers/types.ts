@@ -8,7 +8,7 @@ import type { DecoderOptions, DialectId } from '@parlance/dialects';
 import type { Event, LanguageModel, ModelRequest } from '@parlance/protocol';
 import type { ModelInfo } from '../catalog/catalog.ts';
 import type { ErrorBodyParser } from '../transport/http-error.ts';
-import type { Transport, TransportOptions } from '../transport/transport.ts';
+import type { Transport, ProviderTransportOptions } from '../transport/transport.ts';
 
 export interface ApiKeyAuth {
   /** Environment variables read at call time; the first one set wins. */
@@ -74,7 +74,7 @@ export interface ProviderDefinition {
 export type ApiKeySource = string | (() => string | undefined | Promise<string | undefined>);
 
 /** Runtime settings: where to send, with what key, through which fetch. */
-export interface ProviderSettings extends TransportOptions {
+export interface ProviderSettings extends ProviderTransportOptions {
   /** The key, or a function returning it (called for every request). Default: the environment. */
   apiKey?: ApiKeySource;
   /** Where environment variables are read (default `process.env` when there is one; Workers pass their `env`). */

@@ -11,6 +11,6 @@ export {
   type RetryInfo,
   type TimeoutOptions,
   type Transport,
-  type TransportOptions,
+  type ProviderTransportOptions,
   type TransportRequest,
 } from './transport.ts';

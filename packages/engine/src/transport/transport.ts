@@ -29,7 +29,7 @@ export interface RetryInfo {
   error: ParlanceError;
 }
 
-export interface TransportOptions {
+export interface ProviderTransportOptions {
   fetch?: typeof globalThis.fetch;
   retry?: RetryOptions | false;
   timeouts?: TimeoutOptions;
@@ -113,7 +113,7 @@ function timeoutReason(message: string): Error {
   return error;
 }
 
-export function createTransport(options: TransportOptions = {}): Transport {
+export function createTransport(options: ProviderTransportOptions = {}): Transport {
   const retry = resolveRetryOptions(options.retry);
   const firstByteMs = options.timeouts?.firstByteMs ?? DEFAULT_FIRST_BYTE_MS;
   const idleMs = options.timeouts?.idleMs ?? DEFAULT_IDLE_MS;
