@@ -1,5 +1,5 @@
 /** useStream: folds any protocol event stream (`source`) or an SSE endpoint (`api`) into a response and its text. */
-import { StreamStore, type StreamOptions, type StreamState } from '@parlance/client';
+import { StreamStore, type StreamOptions, type StreamStoreState } from '@parlance/client';
 import { messageText, toResponse, type Response } from '@parlance/protocol';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 
@@ -15,8 +15,8 @@ import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 export interface UseStreamResult {
   response: Response | undefined;
   text: string;
-  status: StreamState['status'];
-  error: StreamState['error'];
+  status: StreamStoreState['status'];
+  error: StreamStoreState['error'];
   start: StreamStore['start'];
   stop: StreamStore['stop'];
   store: StreamStore;

@@ -35,9 +35,6 @@ export interface RunStoreCall {
 export class ParlanceRunStoreObject {
   private store: MemoryRunStore | undefined;
 
-  // (state, env): the object keeps nothing in storage; see the store's retention note.
-  constructor(_state?: unknown, _env?: unknown) {}
-
   async fetch(request: Request): Promise<Response> {
     let call: RunStoreCall;
     try {
