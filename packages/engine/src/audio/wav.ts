@@ -3,6 +3,12 @@
  * return as `audio/L16;codec=pcm;rate=24000`), so the audio plays in any player.
  * http://soundfile.sapp.org/doc/WaveFormat/
  */
+/**
+ * @example
+ * ```ts
+ * const wav = pcmToWav(pcmBytes, 24_000); // playable in an <audio> element as audio/wav
+ * ```
+ */
 export function pcmToWav(pcm: Uint8Array, sampleRate: number, channels = 1): Uint8Array {
   const out = new Uint8Array(44 + pcm.length);
   const view = new DataView(out.buffer);

@@ -87,14 +87,28 @@ const PROVIDER_DEFAULTS: Record<string, Partial<Entry>> = {
   ollama: { maxBatchSize: 512 },
 };
 
-/** Looks a non-chat model up; unknown models get their provider's defaults and every kind. */
+/**
+ * Looks a non-chat model up; unknown models get their provider's defaults and every kind.
+ *
+ * @example
+ * ```ts
+ * getMediaModelInfo('openai', 'text-embedding-3-small'); // { kinds: ['embedding'], maxBatchSize: 2048, dimensions: 1536, pricing: { inputTokens: 0.02 }, … }
+ * ```
+ */
 export function getMediaModelInfo(provider: string, modelId: string): MediaModelInfo {
   const entry = TABLE[provider]?.[modelId] ?? TABLE[provider]?.[modelId.replace(/-(\d{4}-\d{2}-\d{2}|\d{8})$/, '')];
   if (entry) return { provider, id: modelId, known: true, ...PROVIDER_DEFAULTS[provider], ...entry, kinds: [...entry.kinds] };
   return { provider, id: modelId, known: false, kinds: ['embedding', 'speech', 'transcription', 'moderation'], ...PROVIDER_DEFAULTS[provider] };
 }
 
-/** The model ids the table lists for a provider and kind. */
+/**
+ * The model ids the table lists for a provider and kind.
+ *
+ * @example
+ * ```ts
+ * listMediaModels('openai', 'transcription'); // ['whisper-1', 'gpt-4o-transcribe', 'gpt-4o-mini-transcribe']
+ * ```
+ */
 export function listMediaModels(provider: string, kind: MediaKind): string[] {
   return Object.entries(TABLE[provider] ?? {})
     .filter(([, entry]) => entry.kinds.includes(kind))

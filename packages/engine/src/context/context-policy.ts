@@ -17,8 +17,8 @@
  * When the provider refuses a request as too long anyway (the estimate was off), the
  * strategy runs once more, sized by the provider's own numbers where its message gives
  * them, and the call is made again; the refused attempt leaves nothing in the thread.
- * Anthropic compaction blocks (a reasoning part marked `compaction` in its providerState)
- * are kept: the API itself ignores what precedes one, so only what follows is counted.
+ * Anthropic compaction blocks (compaction parts) are kept: the API itself ignores what
+ * precedes one, so only what follows is counted.
  */
 import {
   ParlanceError,
@@ -37,7 +37,14 @@ type Request = Omit<ModelRequest, 'model'>;
 
 export type ContextStrategy = 'drop-oldest' | 'summarize' | 'fail';
 
-/** The engine's `context` option. */
+/**
+ * The engine's `context` option.
+ *
+ * @example
+ * ```ts
+ * const engine = createEngine({ model: 'anthropic:claude-haiku-4-5', context: { strategy: 'summarize' } });
+ * ```
+ */
 export interface ContextOptions {
   strategy: ContextStrategy;
   /** The window in tokens (default: the catalog's for the model; a model it does not know is only fitted after the provider refuses). */
@@ -67,6 +74,14 @@ export interface ContextPolicy {
   observe(request: Request, response: Response): void;
 }
 
+/**
+ * The instructions the summarizing call gets unless `context.summaryPrompt` says otherwise.
+ *
+ * @example
+ * ```ts
+ * createEngine({ context: { strategy: 'summarize', summaryPrompt: `${DEFAULT_SUMMARY_PROMPT} Keep every order number.` } });
+ * ```
+ */
 export const DEFAULT_SUMMARY_PROMPT =
   'You compress the earlier part of a conversation so that it can continue without it. Write a concise summary of the conversation below: ' +
   'the user\'s goals and preferences, facts and numbers established, decisions made, tool results that still matter, and open questions or tasks. ' +
@@ -86,7 +101,8 @@ function lastIndexOf<T>(items: readonly T[], test: (item: T) => boolean): number
 }
 
 function isCompaction(message: Message): boolean {
-  return message.parts.some((p) => p.type === 'reasoning' && (p.providerState?.anthropic_messages as { type?: string } | undefined)?.type === 'compaction');
+  // An empty compaction is a failed one: it has no effect (see CompactionPart).
+  return message.parts.some((p) => p.type === 'compaction' && p.text !== '');
 }
 
 /**

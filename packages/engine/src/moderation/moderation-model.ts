@@ -5,7 +5,14 @@
 import type { Usage } from '@parlance/protocol';
 import type { MediaModelInfo } from '../catalog/media-models.ts';
 
-/** OpenAI's categories (https://platform.openai.com/docs/guides/moderation#content-classifications). */
+/**
+ * OpenAI's categories (https://platform.openai.com/docs/guides/moderation#content-classifications).
+ *
+ * @example
+ * ```ts
+ * for (const category of MODERATION_CATEGORIES) if (result.scores[category] > 0.5) console.log(category);
+ * ```
+ */
 export const MODERATION_CATEGORIES = [
   'harassment',
   'harassment/threatening',

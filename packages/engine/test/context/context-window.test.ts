@@ -181,6 +181,22 @@ describe('context policy', () => {
     expect(estimateRequestTokens(model.requests[0]!)).toBeLessThanOrEqual(3_000 - 500);
   });
 
+  it('Anthropic: what precedes a compaction block is not counted, and the block is never dropped', async () => {
+    const history = structuredClone(await thread('anthropic_messages'));
+    const at = history.findIndex((m) => m.id === 'assistant-10');
+    history[at]!.parts.unshift({ type: 'compaction', text: 'Rounds 0 to 9 looked topics up.', providerState: { anthropic_messages: { type: 'compaction' } } });
+    const model = fakeModel({ dialect: 'anthropic_messages', script: [{ text: 'ok' }] });
+    const engine = createEngine({ model, tools: [lookup], context: { strategy: 'drop-oldest', contextWindow: WINDOW, reserveOutputTokens: RESERVE } });
+    const result = await engine.chat({ messages: [...history, question()] });
+    expect(result.haltReason).toBe('completed');
+    const sent = model.requests[0]!;
+    // Counted from the compaction on, the thread fits: nothing was dropped, the block travels.
+    expect(sent.messages).toHaveLength(history.length + 1);
+    const { body, rules } = check('anthropic_messages', sent);
+    expect(rules).toEqual([]);
+    expect(JSON.stringify(body)).toContain('Rounds 0 to 9 looked topics up.');
+  });
+
   it('a summary whose message is gone is ignored; the latest summary wins', () => {
     const m = (id: string, role: Message['role'], text: string): Message => ({ id, role, parts: [{ type: 'text', text }] });
     const s = (id: string, through: string): Message => ({ id, role: 'user', parts: [{ type: 'summary', text: `up to ${through}`, through }] });
