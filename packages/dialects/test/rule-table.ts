@@ -109,6 +109,14 @@ const RESPONSES: Rule[] = [
       }),
   },
   {
+    id: 'reasoning-replayable',
+    source: 'https://platform.openai.com/docs/guides/reasoning#encrypted-reasoning-items (with `store: false` a reasoning item is only usable with its `encrypted_content`)',
+    check: (body) =>
+      (body.input as Json[]).flatMap((item, i) =>
+        item.type === 'reasoning' && typeof item.encrypted_content !== 'string' && !(Array.isArray(item.content) && item.content.length) ? [`input[${i}]: reasoning item with neither encrypted_content nor content`] : [],
+      ),
+  },
+  {
     id: 'tool-choice-needs-tools',
     source: 'https://platform.openai.com/docs/api-reference/responses/create#responses-create-tool_choice',
     check: (body) => (body.tool_choice !== undefined && !body.tools?.length ? ['tool_choice without tools'] : []),
@@ -155,6 +163,14 @@ const ANTHROPIC: Rule[] = [
       const block = last?.role === 'assistant' ? last.content[last.content.length - 1] : undefined;
       return block?.type === 'text' && /\s$/.test(block.text) ? ['the final assistant text ends in whitespace'] : [];
     },
+  },
+  {
+    id: 'thinking-signed',
+    source: 'https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#thinking-encryption (thinking blocks go back with their `signature`; unsigned reasoning cannot be a thinking block)',
+    check: (body) =>
+      anthropicTurns(body).flatMap((turn, i) =>
+        turn.content.flatMap((block, j) => (block.type === 'thinking' && (typeof block.signature !== 'string' || block.signature === '') ? [`messages[${i}].content[${j}]: unsigned thinking block`] : [])),
+      ),
   },
   {
     id: 'thinking-first-in-tool-turn',

@@ -75,7 +75,13 @@ export interface SharedOptions
   onToolError?: ToolErrorPolicy;
   /** Halts the run after a step for which this returns true. */
   haltWhen?: (step: StepResult) => boolean;
-  /** How structured output is requested: the dialect's native mode or a forced tool (default: by dialect). */
+  /**
+   * How structured output is requested: the dialect's native mode or a forced tool. Default
+   * ('auto'): native everywhere except Anthropic, which gets a forced tool, unless thinking is
+   * on: Anthropic rejects thinking with a forced tool, so with thinking the native output format
+   * (`output_config.format`) is used and thinking stays on. An explicit 'tool' with thinking on
+   * Anthropic turns thinking off for that request (reported as a `warning` event).
+   */
   outputMode?: 'auto' | 'native' | 'tool';
   /**
    * What to do when the thread outgrows the model's context window: drop the oldest turns,
