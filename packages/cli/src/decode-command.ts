@@ -145,7 +145,12 @@ async function write(out: Writable, text: string): Promise<void> {
   if (out.write(text) === false && out.once) await new Promise<void>((resolve) => out.once!('drain', resolve));
 }
 
-/** Runs the CLI with `argv` (without node and script). Resolves to the exit code; never throws. */
+/**
+ * Runs the CLI with `argv` (without node and script). Resolves to the exit code; never throws.
+ *
+ * @example
+ * const code = await runCli(['decode', '--events', '--dialect', 'anthropic_messages', 'stream.sse'], { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+ */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let args: DecodeArgs | 'help';
   try {

@@ -21,6 +21,14 @@ export interface StreamStoreState {
   error?: ErrorPayload;
 }
 
+/**
+ * One protocol stream folded into a response: from any event source, or POSTed to an SSE endpoint.
+ *
+ * @example
+ * const stream = new StreamStore({ api: '/api/summarize' });
+ * stream.subscribe(() => render(stream.getSnapshot()));
+ * await stream.start({ url: location.href });
+ */
 export class StreamStore extends Store<StreamStoreState> {
   options: StreamOptions;
   #abort: AbortController | undefined;

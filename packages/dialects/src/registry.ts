@@ -24,6 +24,12 @@ export function isDialectId(value: unknown): value is DialectId {
   return typeof value === 'string' && (DIALECT_IDS as readonly string[]).includes(value);
 }
 
+/**
+ * The dialect with this id (throws `invalid_request` for an unknown one): encode a request, decode a stream.
+ *
+ * @example
+ * const body = getDialect('google_gemini').encodeRequest({ model: 'gemini-2.5-flash', messages });
+ */
 export function getDialect(id: DialectId | string): Dialect {
   if (!isDialectId(id)) {
     throw new ParlanceError('invalid_request', `Unknown dialect "${id}". Known dialects: ${DIALECT_IDS.join(', ')}`);
@@ -31,6 +37,14 @@ export function getDialect(id: DialectId | string): Dialect {
   return dialects[id];
 }
 
+/**
+ * Decodes a provider's streamed HTTP body (SSE or NDJSON, cut anywhere) into protocol events; ends with exactly one `finish`.
+ *
+ * @example
+ * for await (const event of decodeStream('openai_completions', response.body!)) {
+ *   if (event.type === 'text-delta') process.stdout.write(event.delta);
+ * }
+ */
 export function decodeStream(
   dialect: DialectId | Dialect,
   body: ReadableStream<Uint8Array>,
@@ -39,6 +53,12 @@ export function decodeStream(
   return decodeDialectStream(typeof dialect === 'string' ? getDialect(dialect) : dialect, body, options);
 }
 
+/**
+ * Decodes a whole recorded stream (a string or bytes) at once.
+ *
+ * @example
+ * const events = decodeText('anthropic_messages', readFileSync('stream.sse', 'utf8'));
+ */
 export function decodeText(dialect: DialectId | Dialect, text: string | Uint8Array, options?: DecoderOptions): Event[] {
   return decodeDialectText(typeof dialect === 'string' ? getDialect(dialect) : dialect, text, options);
 }

@@ -137,6 +137,14 @@ function positive(value: number, name: string, allowZero = false): number {
   return value;
 }
 
+/**
+ * An engine with defaults (model, tools, system prompt, hooks) for `generate`, `step` and `chat`, each also as a stream.
+ *
+ * @example
+ * const engine = createEngine({ model: 'anthropic:claude-sonnet-4-5', tools: [weather] });
+ * const result = await engine.chat({ messages: [{ role: 'user', content: 'Weather in Oslo?' }] });
+ * if (result.haltReason === 'approval') console.log(result.pending);
+ */
 export function createEngine(defaults: EngineOptions = {}): Engine {
   checkKeys(defaults, ENGINE_KEYS, 'createEngine()');
   const generateId = defaults.generateId ?? defaultId;

@@ -43,6 +43,17 @@ export interface ParlanceErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * The one error type: a stable `code` (see `ERROR_CODES`), `status`, `retryable`, `retryAfterMs` and `path`.
+ *
+ * @example
+ * try {
+ *   await engine.chat({ model: 'openai:gpt-5-mini', prompt: 'Hi' });
+ * } catch (error) {
+ *   const e = ParlanceError.from(error);
+ *   if (e.code === 'rate_limited' && e.retryable) setTimeout(retry, e.retryAfterMs ?? 1000);
+ * }
+ */
 export class ParlanceError extends Error {
   readonly [MARKER] = true;
   override readonly name = 'ParlanceError';

@@ -94,6 +94,14 @@ function parseInput(text: string): unknown {
   }
 }
 
+/**
+ * The one fold: applies one event to the state (the engine, the client and `useStream` all use it).
+ *
+ * @example
+ * let state = createFoldState();
+ * for await (const event of decodeStream('openai_responses', body)) state = reduceEvents(state, event);
+ * const { message, usage } = toResponse(state);
+ */
 export function reduceEvents(state: FoldState, event: Event): FoldState {
   state = { ...state, count: state.count + 1 };
   switch (event.type) {
@@ -323,7 +331,13 @@ export function toResponse(state: FoldState): Response {
   return response;
 }
 
-/** Collects any event sequence, synchronous or not, into a Response. */
+/**
+ * Collects any event sequence, synchronous or not, into a Response.
+ *
+ * @example
+ * const response = await collectResponse(decodeStream('anthropic_messages', res.body!));
+ * console.log(messageText(response.message), response.usage);
+ */
 export async function collectResponse(events: Iterable<Event> | AsyncIterable<Event>): Promise<Response> {
   let state = createFoldState();
   for await (const event of events) state = reduceEvents(state, event);

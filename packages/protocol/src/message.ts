@@ -125,7 +125,12 @@ export function partText(part: Part): string | undefined {
   return part.type === 'text' || part.type === 'summary' ? part.text : undefined;
 }
 
-/** The text of a message's text parts, joined. */
+/**
+ * The text of a message's text parts, joined.
+ *
+ * @example
+ * messageText({ parts: [{ type: 'text', text: 'Hello' }, { type: 'reasoning', text: '…' }, { type: 'text', text: ' world' }] }); // 'Hello world'
+ */
 export function messageText(message: Pick<Message, 'parts'>): string {
   let out = '';
   for (const part of message.parts) if (part.type === 'text') out += part.text;

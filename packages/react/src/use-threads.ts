@@ -14,6 +14,12 @@ export interface ThreadSource {
   load(id: string): unknown;
 }
 
+/**
+ * The query keys `useThreads` / `useThread` use, to invalidate them yourself.
+ *
+ * @example
+ * void queryClient.invalidateQueries({ queryKey: threadKeys.all });
+ */
 export const threadKeys = {
   all: ['parlance', 'threads'] as const,
   thread: (id: string) => ['parlance', 'threads', id] as const,
@@ -31,11 +37,24 @@ function useInvalidateOnFinish(key: readonly unknown[], threadId?: string): void
   );
 }
 
+/**
+ * The list of stored threads (TanStack Query), refetched when any run in the page finishes.
+ *
+ * @example
+ * const threads = useThreads(localStorageAdapter());
+ * return <ul>{threads.data?.map((t) => <li key={t.id}>{t.title}</li>)}</ul>;
+ */
 export function useThreads(source: ThreadSource) {
   useInvalidateOnFinish(threadKeys.all);
   return useQuery({ queryKey: threadKeys.all, queryFn: () => source.list() });
 }
 
+/**
+ * One stored thread (TanStack Query), refetched when a run of that thread finishes.
+ *
+ * @example
+ * const { data: thread } = useThread(threadId, localStorageAdapter());
+ */
 export function useThread(id: string, source: ThreadSource) {
   useInvalidateOnFinish(threadKeys.thread(id), id);
   return useQuery({

@@ -21,6 +21,14 @@ export interface FakeModel extends LanguageModel {
   readonly callOptions: ModelCallOptions[];
 }
 
+/**
+ * A scripted `LanguageModel` for tests: replays its script turn by turn as protocol events, no network, and keeps every request.
+ *
+ * @example
+ * const model = fakeModel({ script: [{ toolCalls: [{ name: 'weather', input: { city: 'Oslo' } }] }, { text: 'It is 21°C.' }] });
+ * await createEngine().chat({ model, prompt: 'Weather?', tools: [weather] });
+ * expect(model.requests).toHaveLength(2);
+ */
 export function fakeModel(options: FakeModelOptions): FakeModel {
   const requests: Omit<ModelRequest, 'model'>[] = [];
   const callOptions: ModelCallOptions[] = [];

@@ -13,6 +13,13 @@ function mergeSettings(base: ProviderSettings, extra: ProviderSettings | undefin
   return merged;
 }
 
+/**
+ * A provider from its definition (base URL, auth, dialect, quirks); `model(id)` gives a LanguageModel. Keys live in closures only.
+ *
+ * @example
+ * const acme = defineProvider({ id: 'acme', baseURL: 'https://llm.acme.dev/v1', auth: { env: 'ACME_API_KEY' }, dialect: 'openai_completions' });
+ * const model = acme.model('acme-large');
+ */
 export function defineProvider(definition: ProviderDefinition, settings: ProviderSettings = {}): Provider {
   const provider: Provider = {
     id: definition.id,

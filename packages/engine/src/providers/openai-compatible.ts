@@ -26,6 +26,13 @@ export interface OpenAICompatibleOptions extends ProviderSettings {
   parseError?: ErrorBodyParser;
 }
 
+/**
+ * Any server that speaks OpenAI Chat Completions (vLLM, llama.cpp, LM Studio, a gateway).
+ *
+ * @example
+ * const local = openaiCompatible({ baseURL: 'http://127.0.0.1:8000/v1', id: 'vllm' });
+ * await createEngine().chat({ model: local.model('Qwen/Qwen3-8B'), prompt: 'Hi' });
+ */
 export function openaiCompatible(options: OpenAICompatibleOptions): Provider {
   const { id, name, apiKeyEnv, requireApiKey, decoderOptions, models, catalog, modifyBody, modifyEvents, parseError, ...settings } =
     options;

@@ -31,7 +31,13 @@ function findProvider(id: string, options: ResolveModelOptions): Provider {
   return provider;
 }
 
-/** Turns 'provider:model', a `{ provider, model }` spec, or a LanguageModel into a LanguageModel. */
+/**
+ * Turns 'provider:model', a `{ provider, model }` spec, or a LanguageModel into a LanguageModel.
+ *
+ * @example
+ * const model = resolveModel('openai:gpt-5-mini', { apiKey: process.env.MY_OPENAI_KEY });
+ * const local = resolveModel({ provider: 'ollama', model: 'llama3.2' });
+ */
 export function resolveModel(spec: string | ModelSpec | LanguageModel, options: ResolveModelOptions = {}): LanguageModel {
   if (isLanguageModel(spec)) return spec;
   const { providers: _providers, ...settings } = options;

@@ -61,6 +61,15 @@ async function runChecked(engine: Engine, call: CallOptions & { thread: Thread }
   return collect(trust.signEvents(call.thread, engine.streamChat(call)));
 }
 
+/**
+ * A conversation kept between requests: its thread, what a paused run waits for, and `send` / `continue`; serializable with `toJSON` / `fromJSON`.
+ *
+ * @example
+ * const session = ChatSession.create();
+ * let result = await session.send(engine, 'Book a table for two');
+ * if (result.haltReason === 'approval') result = await session.approve(session.pending[0]!.toolCallId).continue(engine);
+ * save(JSON.stringify(session));
+ */
 export class ChatSession {
   private state: SessionState;
 

@@ -50,6 +50,18 @@ export type AnyTool = Tool<any, any>;
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/**
+ * A tool the model can call: a name, an input schema (any Standard Schema, or JSON Schema), and `execute`; `needsApproval` pauses the run for the user.
+ *
+ * @example
+ * const weather = tool({
+ *   name: 'weather',
+ *   description: 'Current weather for a city',
+ *   input: z.object({ city: z.string() }),
+ *   needsApproval: true,
+ *   execute: async ({ city }) => ({ city, temperatureC: 21 }),
+ * });
+ */
 export function tool<S extends SchemaLike, R = unknown>(config: ToolConfig<S, R>): Tool<S, R> {
   if (typeof config.name !== 'string' || !NAME.test(config.name)) {
     throw new ParlanceError(

@@ -128,6 +128,13 @@ function wantsStream(dialect: DialectId, fromPath: boolean | undefined, body: un
   return dialect === 'ollama_chat' ? stream !== false : stream === true;
 }
 
+/**
+ * A provider as a fetch handler: answers each request in the dialect's real wire format from a script, and records what it received.
+ *
+ * @example
+ * const anthropic = mockProviderServer({ dialect: 'anthropic_messages', script: [{ text: 'Hello' }] });
+ * globalThis.fetch = async (input, init) => anthropic(new Request(input, init));
+ */
 export function mockProviderServer(options: MockProviderServerOptions): MockProviderHandler {
   const { dialect: dialectId } = options;
   const dialect = getDialect(dialectId);
