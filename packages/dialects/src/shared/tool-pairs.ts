@@ -22,7 +22,12 @@
  */
 import type { Message, Part, ToolCallPart, ToolResultPart } from '@parlance/protocol';
 
-/** The output of the error result a call with no recorded result gets. */
+/**
+ * The output of the error result a call with no recorded result gets.
+ *
+ * @example
+ * repairToolPairs(thread).flatMap((m) => m.parts).some((p) => p.type === 'tool-result' && p.output === MISSING_TOOL_RESULT);
+ */
 export const MISSING_TOOL_RESULT = 'No result was recorded for this tool call.';
 
 interface Slot {
@@ -37,7 +42,17 @@ interface Slot {
 const isLocalCall = (part: Part): part is ToolCallPart => part.type === 'tool-call' && !part.providerExecuted;
 const isLocalResult = (part: Part): part is ToolResultPart => part.type === 'tool-result' && !part.providerExecuted;
 
-/** The thread with each local tool call answered right after its assistant message (see the file comment). */
+/**
+ * The thread with each local tool call answered right after its assistant message (see the file
+ * comment). Every dialect's `encodeRequest` applies it.
+ *
+ * @example
+ * repairToolPairs([
+ *   { id: 'u', role: 'user', parts: [{ type: 'text', text: 'Paris?' }] },
+ *   { id: 'a', role: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'weather', input: {} }] },
+ * ]);
+ * // [..., { id: 'a-results', role: 'tool', parts: [{ type: 'tool-result', toolCallId: 'c1', name: 'weather', output: MISSING_TOOL_RESULT, isError: true }] }]
+ */
 export function repairToolPairs(messages: readonly Message[]): Message[] {
   // Positions are (message, part) packed into one number, so "before" is a comparison.
   const stride = Math.max(1, ...messages.map((m) => m.parts.length)) + 1;
