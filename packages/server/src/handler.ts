@@ -45,6 +45,18 @@ export type Env = Record<string, string | undefined>;
  * Who is asking, as `authorize` says. `id` keys ownership: a run belongs to the principal
  * whose `id` started it (compared as a whole string, never by prefix), and a repeated
  * `clientRequestId` joins a run only for the same `id`.
+ *
+ * @example
+ * ```ts
+ * createParlanceApp({
+ *   models,
+ *   run: engineRunner({ engine: { tools } }),
+ *   authorize: async (request) => {
+ *     const user = await sessionUser(request); // your auth
+ *     return user ? { id: user.id, plan: user.plan } : undefined; // undefined -> 401
+ *   },
+ * });
+ * ```
  */
 export interface Principal {
   id: string;
@@ -154,7 +166,7 @@ export interface ParlanceServerOptions {
   basePath?: string;
 }
 
-/** What `authorize` may return. */
+/** What `authorize` may return: a principal, a falsy value (401), or a Response that refuses the request. */
 export type AuthorizeResult = Principal | Response | undefined | null | false;
 
 function randomId(prefix: string): string {

@@ -7,7 +7,11 @@ export {
   type ErrorContext,
   type ParlanceServerOptions,
   type FinishedRun,
+  type AuthorizeResult,
+  type Principal,
 } from './handler.ts';
+export type { AllowedOrigins } from './request-guard.ts';
+export type { RunnerProfile } from './server-trust.ts';
 export { createMemoryRunStore, type MemoryRunStoreOptions } from './memory-run-store.ts';
 export {
   DEFAULT_RUN_LIMITS,

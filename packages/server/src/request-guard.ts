@@ -4,7 +4,15 @@
  */
 import { ParlanceError } from '@parlance/protocol';
 
-/** Who may send state-changing requests (POST) from a browser: see `ParlanceServerOptions.allowedOrigins`. */
+/**
+ * Who may send state-changing requests (POST) from a browser, besides the server's own origin:
+ * `'*'` (anyone), a list of origins, or a predicate. See `ParlanceServerOptions.allowedOrigins`.
+ *
+ * @example
+ * ```ts
+ * createParlanceApp({ models, run, authorize, allowedOrigins: ['https://app.example.com'] });
+ * ```
+ */
 export type AllowedOrigins = '*' | readonly string[] | ((origin: string) => boolean);
 
 /**

@@ -9,7 +9,16 @@ import { createThreadTrust, type ThreadTrust } from '@parlance/engine';
 import { ParlanceError } from '@parlance/protocol';
 import type { Env } from './scrub.ts';
 
-/** What a runner tells the server about itself (see `engineRunner`). */
+/**
+ * What a runner tells the server about itself (`engineRunner` sets `runner.profile`): whether it has
+ * tools (then the server must sign) and which configured values are credentials (scrubbed from events).
+ *
+ * @example
+ * ```ts
+ * const run: ChatRunner = (input) => myLoop(input);
+ * run.profile = () => ({ tools: 2, secrets: [process.env.PROXY_TOKEN!] });
+ * ```
+ */
 export interface RunnerProfile {
   /** How many server tools the runner offers the model. */
   tools: number;
