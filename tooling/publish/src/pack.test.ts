@@ -53,6 +53,11 @@ describe('publishedManifest', () => {
 });
 
 describe('the packed packages', () => {
+  it('are all dev dependencies of this package, so turbo builds them before this test', () => {
+    const mine = readManifest(join(import.meta.dirname, '..')).devDependencies ?? {};
+    for (const { manifest } of publishedPackages()) expect(mine[manifest.name], manifest.name).toBe('workspace:*');
+  });
+
   it('have clean manifests: engines, repository with its folder, no scripts, no repo-only fields', () => {
     expect(packed.map((p) => p.name).sort()).toEqual(publishedPackages().map((p) => p.manifest.name).sort());
     for (const p of packed) {
