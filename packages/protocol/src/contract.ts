@@ -147,5 +147,10 @@ export interface RunCursor {
   lastEventId?: string;
 }
 
-/** The response header that names the run a `POST /chat` started or joined. */
+/**
+ * The response header that names the run a `POST /chat` started or joined.
+ *
+ * @example
+ * const runId = response.headers.get(RUN_ID_HEADER);
+ */
 export const RUN_ID_HEADER = 'X-Parlance-Run-Id';

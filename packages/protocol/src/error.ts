@@ -2,6 +2,9 @@
  * Errors are data: a closed set of stable codes, an HTTP status where one exists,
  * and whether trying again may help. Recognised across duplicated package copies
  * through a Symbol.for marker (`ParlanceError.isInstance`), never `instanceof`.
+ *
+ * @example
+ * const code: ErrorCode = ERROR_CODES.includes(raw as ErrorCode) ? (raw as ErrorCode) : 'unknown';
  */
 export const ERROR_CODES = [
   'invalid_request',
@@ -103,10 +106,22 @@ export interface ErrorPayload {
   path?: (string | number)[];
 }
 
+/**
+ * Whether a string is one of `ERROR_CODES`.
+ *
+ * @example
+ * const code = isErrorCode(body.error?.code) ? body.error.code : 'unknown';
+ */
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
 }
 
+/**
+ * Whether a thrown value is an abort or a timeout (`name` is `AbortError` or `TimeoutError`, as `AbortSignal` throws them).
+ *
+ * @example
+ * try { await run(signal); } catch (e) { if (!isAbortError(e)) report(e); }
+ */
 export function isAbortError(value: unknown): boolean {
   return (
     typeof value === 'object' &&
@@ -115,7 +130,12 @@ export function isAbortError(value: unknown): boolean {
   );
 }
 
-/** Maps an HTTP status to the protocol's code (provider-specific bodies may refine it). */
+/**
+ * Maps an HTTP status to the protocol's code (provider-specific bodies may refine it).
+ *
+ * @example
+ * throw new ParlanceError(errorCodeForStatus(response.status), await response.text(), { status: response.status });
+ */
 export function errorCodeForStatus(status: number): ErrorCode {
   if (status === 400 || status === 422) return 'invalid_request';
   if (status === 401) return 'authentication';

@@ -10,6 +10,12 @@ import type { PendingInput } from './pending.ts';
 import type { Thread } from './thread.ts';
 import type { Usage } from './usage.ts';
 
+/**
+ * The protocol's version: what this package's types and events describe.
+ *
+ * @example
+ * console.log(`Parlance protocol v${PROTOCOL_VERSION}`);
+ */
 export const PROTOCOL_VERSION = 1;
 
 /** A new assistant message begins (one per model response). */
@@ -257,7 +263,12 @@ export type Event =
 export type EventType = Event['type'];
 export type EventOf<T extends EventType> = Extract<Event, { type: T }>;
 
-/** The events a model (a dialect decoder) produces; the rest are the engine's. */
+/**
+ * The events a model (a dialect decoder) produces; the rest are the engine's.
+ *
+ * @example
+ * const fromModel = events.filter((e) => (MODEL_EVENT_TYPES as readonly string[]).includes(e.type));
+ */
 export const MODEL_EVENT_TYPES = [
   'message-start',
   'text-start',
@@ -279,6 +290,12 @@ export const MODEL_EVENT_TYPES = [
   'compaction',
 ] as const satisfies readonly EventType[];
 
+/**
+ * Every event `type` this protocol version knows (clients skip others).
+ *
+ * @example
+ * if (!(EVENT_TYPES as readonly string[]).includes(frame.type)) return; // from a newer server
+ */
 export const EVENT_TYPES = [
   ...MODEL_EVENT_TYPES,
   'step-start',
@@ -293,7 +310,12 @@ export const EVENT_TYPES = [
 
 
 
-/** Builds the error event for a ParlanceError-like value. */
+/**
+ * Builds the error event for a ParlanceError-like value.
+ *
+ * @example
+ * yield errorEvent({ code: 'timeout', message: 'The provider did not answer in 30 s', retryable: true });
+ */
 export function errorEvent(error: { code: ErrorCode; message: string; retryable: boolean; status?: number; retryAfterMs?: number }): ErrorEvent {
   const event: ErrorEvent = { type: 'error', code: error.code, message: error.message, retryable: error.retryable };
   if (error.status !== undefined) event.status = error.status;

@@ -1,3 +1,9 @@
+/**
+ * Why one model call ended: `stop`, `length`, `tool-calls`, `content-filter`, `refusal`, `pause`, `error`, `cancelled`, `other`.
+ *
+ * @example
+ * if (response.finishReason === 'length') console.warn('cut at maxOutputTokens');
+ */
 export const FINISH_REASONS = [
   'stop',
   'length',
@@ -13,6 +19,12 @@ export const FINISH_REASONS = [
 /** Why one model response ended. The provider's own words travel beside it as `rawFinishReason`. */
 export type FinishReason = (typeof FINISH_REASONS)[number];
 
+/**
+ * Why a run stopped: `completed`; paused for `approval`, `client-tool-calls` or `ask-user`; or ended by `max-steps`, `halt-when`, `tool-error`, `length`, `content-filter`, `cancelled`, `error`.
+ *
+ * @example
+ * if (result.haltReason === 'approval') showApprovals(result.pending);
+ */
 export const HALT_REASONS = [
   'completed',
   'max-steps',

@@ -48,6 +48,13 @@ export interface FoldState {
   count: number;
 }
 
+/**
+ * An empty fold, or one that continues a thread's messages.
+ *
+ * @example
+ * let state = createFoldState(thread.messages);
+ * for (const event of events) state = reduceEvents(state, event);
+ */
 export function createFoldState(messages: Message[] = []): FoldState {
   return { messages, current: -1, blocks: {}, usage: {}, totalUsage: {}, count: 0 };
 }
@@ -298,7 +305,13 @@ function closeOpenBlocks(state: FoldState): FoldState {
   return { ...state, blocks, messages: messages ?? state.messages };
 }
 
-/** Folds a synchronous sequence of events. */
+/**
+ * Folds a synchronous sequence of events.
+ *
+ * @example
+ * const state = foldEvents(decodeText('ollama_chat', recorded));
+ * console.log(toResponse(state).finishReason);
+ */
 export function foldEvents(events: Iterable<Event>, initial: FoldState = createFoldState()): FoldState {
   let state = initial;
   for (const event of events) state = reduceEvents(state, event);
@@ -308,6 +321,9 @@ export function foldEvents(events: Iterable<Event>, initial: FoldState = createF
 /**
  * The Response a folded stream amounts to. A stream that ended without `finish`
  * is an `invalid_response` error, with everything received kept.
+ *
+ * @example
+ * const { message, usage, finishReason } = toResponse(state);
  */
 export function toResponse(state: FoldState): Response {
   state = closeOpenBlocks(state);

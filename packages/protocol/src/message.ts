@@ -120,7 +120,12 @@ export interface Message {
   pause?: RunPause;
 }
 
-/** The text a model reads in a part that is sent as plain text (text and summary parts); undefined for other parts. */
+/**
+ * The text a model reads in a part that is sent as plain text (text and summary parts); undefined for other parts.
+ *
+ * @example
+ * const texts = message.parts.map(partText).filter(Boolean);
+ */
 export function partText(part: Part): string | undefined {
   return part.type === 'text' || part.type === 'summary' ? part.text : undefined;
 }

@@ -31,7 +31,12 @@ export interface RunPause {
   signature?: string;
 }
 
-/** Every pending kind, for validators and exhaustive switches. */
+/**
+ * Every pending kind, for validators and exhaustive switches.
+ *
+ * @example
+ * const kinds = new Set(pendingInputs(thread).map((p) => p.kind)); // subset of PENDING_KINDS
+ */
 export const PENDING_KINDS = ['approval', 'client-tool', 'ask-user'] as const satisfies readonly PendingKind[];
 
 /**

@@ -131,8 +131,22 @@ const part: Check = (v, path, issues) => {
   return check ? check(v, path, issues) : fail([...path, 'type'], issues);
 };
 
+/**
+ * Validates one message part (zod-like `safeParse`, no dependency).
+ *
+ * @example
+ * const result = partSchema.safeParse(untrusted);
+ * if (!result.success) console.log(result.error.issues[0]?.path);
+ */
 export const partSchema: Schema<Part> = schema(part);
 
+/**
+ * Validates a message from an untrusted source (zod-like `safeParse`, no dependency).
+ *
+ * @example
+ * const result = messageSchema.safeParse(body.message);
+ * if (!result.success) return Response.json({ issues: result.error.issues }, { status: 400 });
+ */
 export const messageSchema: Schema<Message> = schema(
   object({
     id: string,

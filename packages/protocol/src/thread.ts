@@ -8,6 +8,12 @@ import { ParlanceError } from './error.ts';
 import type { Message } from './message.ts';
 import { messageSchema, threadHeaderSchema } from './schema.ts';
 
+/**
+ * The thread format written today (`parseThread` migrates older ones).
+ *
+ * @example
+ * if (stored.version > THREAD_VERSION) showUpgradeNotice();
+ */
 export const THREAD_VERSION = 1;
 
 export interface Thread {
@@ -24,12 +30,24 @@ export interface QuarantinedMessage {
   raw: unknown;
 }
 
+/**
+ * A new, empty (or seeded) thread in the current format.
+ *
+ * @example
+ * const thread = createThread('t1', [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }]);
+ */
 export function createThread(id: string, messages: Message[] = [], metadata?: Record<string, unknown>): Thread {
   const thread: Thread = { version: THREAD_VERSION, id, messages };
   if (metadata !== undefined) thread.metadata = metadata;
   return thread;
 }
 
+/**
+ * The thread as JSON, ready to store.
+ *
+ * @example
+ * localStorage.setItem('thread:t1', serializeThread(thread));
+ */
 export function serializeThread(thread: Thread): string {
   return JSON.stringify(thread);
 }
@@ -95,7 +113,12 @@ function build(root: Record<string, unknown>, messages: Message[]): Thread {
   return createThread(root.id as string, messages, root.metadata as Record<string, unknown> | undefined);
 }
 
-/** Parses and validates a thread (a JSON string or a parsed value); throws a ParlanceError with the path of the first problem. */
+/**
+ * Parses and validates a thread (a JSON string or a parsed value); throws a ParlanceError with the path of the first problem.
+ *
+ * @example
+ * const thread = parseThread(localStorage.getItem('thread:t1') ?? '');
+ */
 export function parseThread(input: string | unknown): Thread {
   const root = parseRoot(input);
   const raw = root.messages as unknown[];
@@ -112,7 +135,13 @@ export function parseThread(input: string | unknown): Thread {
   return build(root, messages);
 }
 
-/** Like parseThread, but a message that fails validation is set aside instead of failing the thread. */
+/**
+ * Like parseThread, but a message that fails validation is set aside instead of failing the thread.
+ *
+ * @example
+ * const { thread, quarantined } = parseThreadLenient(stored);
+ * if (quarantined.length) console.warn(`${quarantined.length} message(s) could not be read`);
+ */
 export function parseThreadLenient(input: string | unknown): { thread: Thread; quarantined: QuarantinedMessage[] } {
   const root = parseRoot(input);
   const raw = root.messages as unknown[];

@@ -13,6 +13,12 @@ export interface Usage {
   cost?: number;
 }
 
+/**
+ * The fields a `Usage` can carry (token counts and cost).
+ *
+ * @example
+ * for (const key of USAGE_KEYS) if (usage[key] !== undefined) console.log(key, usage[key]);
+ */
 export const USAGE_KEYS = [
   'inputTokens',
   'outputTokens',
@@ -23,7 +29,12 @@ export const USAGE_KEYS = [
   'cost',
 ] as const satisfies readonly (keyof Usage)[];
 
-/** Sums usages field by field; a field stays undefined only if every operand left it undefined. */
+/**
+ * Sums usages field by field; a field stays undefined only if every operand left it undefined.
+ *
+ * @example
+ * const total = addUsage(step1.usage, step2.usage); // { inputTokens: 30, outputTokens: 12, ... }
+ */
 export function addUsage(...usages: (Usage | undefined)[]): Usage {
   const out: Usage = {};
   for (const usage of usages) {
@@ -37,7 +48,12 @@ export function addUsage(...usages: (Usage | undefined)[]): Usage {
   return out;
 }
 
-/** Overlays a later report on an earlier one: fields the later report carries win. */
+/**
+ * Overlays a later report on an earlier one: fields the later report carries win.
+ *
+ * @example
+ * mergeUsage({ inputTokens: 12 }, { outputTokens: 40 }); // { inputTokens: 12, outputTokens: 40 }
+ */
 export function mergeUsage(base: Usage, update: Usage): Usage {
   const out: Usage = { ...base };
   for (const key of USAGE_KEYS) if (update[key] !== undefined) out[key] = update[key];
