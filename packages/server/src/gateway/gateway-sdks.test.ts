@@ -234,6 +234,12 @@ describe('the gateway toward callers', () => {
     expect(geminiNames).toContain(`models/${expected}`);
     const ollama = new Ollama({ host: gatewayURL, headers: { authorization: `Bearer ${KEY}` } });
     expect((await ollama.list()).models.map((m) => m.name)).toContain(expected);
+    // One model, and a missing one as each SDK's not-found error.
+    expect(await openai.models.retrieve(expected)).toMatchObject({ id: expected, object: 'model' });
+    expect(await anthropic.models.retrieve(expected)).toMatchObject({ id: expected, type: 'model' });
+    expect(await gemini.models.get({ model: expected })).toMatchObject({ name: `models/${expected}` });
+    await expect(openai.models.retrieve('missing')).rejects.toMatchObject({ status: 404, constructor: OpenAI.NotFoundError });
+    await expect(anthropic.models.retrieve('missing')).rejects.toMatchObject({ status: 404, constructor: Anthropic.NotFoundError });
   });
 
   it('answers an unknown model with the caller provider not-found error', async () => {

@@ -387,6 +387,35 @@ export function createGateway(options: GatewayOptions): Hono {
         }))(c)
       : listing('openai_completions', (models) => ({ object: 'list', data: models.map((m) => ({ id: m.id, object: 'model', created: 0, owned_by: m.provider })) }))(c),
   );
+  // One model: https://platform.openai.com/docs/api-reference/models/retrieve, https://docs.anthropic.com/en/api/models,
+  // https://ai.google.dev/api/models#method:-models.get
+  const one = (id: DialectId, name: (c: Context) => string, shape: (model: { id: string; provider: string }) => unknown) => async (c: Context) => {
+    const dialect = getDialect(id);
+    const principal = await authorize(c.req.raw);
+    if (!principal) return errorResponse(dialect, 'authentication', 'Invalid or missing gateway key', 401);
+    let wanted: string;
+    try {
+      wanted = decodeURIComponent(name(c));
+    } catch {
+      return errorResponse(dialect, 'invalid_request', 'The model name in the path is not valid percent-encoding', 400);
+    }
+    const found = (await visible(principal)).find((model) => model.id === wanted);
+    return found ? c.json(shape(found)) : errorResponse(dialect, 'not_found', `The model "${shown(wanted)}" does not exist or you do not have access to it`, 404);
+  };
+  app.get('/v1/models/:id{.+}', (c) =>
+    c.req.header('anthropic-version') !== undefined
+      ? one('anthropic_messages', (c) => c.req.param('id') ?? '', (m) => ({ type: 'model', id: m.id, display_name: m.id, created_at: EPOCH }))(c)
+      : one('openai_completions', (c) => c.req.param('id') ?? '', (m) => ({ id: m.id, object: 'model', created: 0, owned_by: m.provider }))(c),
+  );
+  app.get(
+    '/v1beta/models/:name{.+}',
+    one(
+      'google_gemini',
+      (c) => c.req.param('name') ?? '',
+      (m) => ({ name: `models/${m.id}`, displayName: m.id, supportedGenerationMethods: ['generateContent', 'streamGenerateContent'] }),
+    ),
+  );
+
   // https://ai.google.dev/api/models#method:-models.list
   app.get(
     '/v1beta/models',
