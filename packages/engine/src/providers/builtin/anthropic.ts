@@ -5,6 +5,13 @@
  */
 import { defineProvider } from '../define-provider.ts';
 
+/**
+ * 
+ *
+ * @example
+ * await createEngine().chat({ model: 'anthropic:claude-sonnet-4-5', prompt: 'Hi' }); // ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
+ * const viaProxy = anthropic.withSettings({ baseURL: 'https://llm-proxy.internal' });
+ */
 export const anthropic = defineProvider({
   id: 'anthropic',
   name: 'Anthropic',

@@ -13,6 +13,10 @@ import { defineProvider } from '../define-provider.ts';
  * asks for a separate `reasoning` field; gpt-oss sends that field already and rejects
  * `reasoning_format`. Qwen 3 takes `reasoning_effort` as 'none' | 'default' only.
  * https://console.groq.com/docs/reasoning
+ *
+ * @example
+ * await createEngine().chat({ model: 'groq:llama-3.3-70b-versatile', prompt: 'Hi' });
+ * const direct = groq.model('llama-3.3-70b-versatile', { apiKey: process.env.GROQ_API_KEY });
  */
 export const groq = defineProvider({
   id: 'groq',
@@ -39,6 +43,10 @@ export const groq = defineProvider({
  * the generation's cost in the usage chunk, which is kept over the catalog's estimate,
  * and keeps the connection alive with `: OPENROUTER PROCESSING` comments.
  * Attribution headers (`HTTP-Referer`, `X-Title`) can be passed in `headers`.
+ *
+ * @example
+ * await createEngine().chat({ model: 'openrouter:anthropic/claude-sonnet-4.5', prompt: 'Hi' });
+ * const direct = openrouter.model('anthropic/claude-sonnet-4.5', { apiKey: process.env.OPENROUTER_API_KEY });
  */
 export const openrouter = defineProvider({
   id: 'openrouter',
@@ -62,6 +70,10 @@ export const openrouter = defineProvider({
  * DeepSeek https://api-docs.deepseek.com/api/create-chat-completion. Thinking is the
  * `thinking: {type}` switch; effort accepts 'high' and 'max' (the catalog clamps to
  * high/xhigh, and xhigh is sent as 'max'). Reasoning arrives as `reasoning_content`.
+ *
+ * @example
+ * await createEngine().chat({ model: 'deepseek:deepseek-chat', prompt: 'Hi' });
+ * const direct = deepseek.model('deepseek-chat', { apiKey: process.env.DEEPSEEK_API_KEY });
  */
 export const deepseek = defineProvider({
   id: 'deepseek',
@@ -77,7 +89,13 @@ export const deepseek = defineProvider({
   },
 });
 
-/** Together AI https://docs.together.ai/reference/chat-completions-1 */
+/**
+ * Together AI https://docs.together.ai/reference/chat-completions-1
+ *
+ * @example
+ * await createEngine().chat({ model: 'together:meta-llama/Llama-3.3-70B-Instruct-Turbo', prompt: 'Hi' });
+ * const direct = together.model('meta-llama/Llama-3.3-70B-Instruct-Turbo', { apiKey: process.env.TOGETHER_API_KEY });
+ */
 export const together = defineProvider({
   id: 'together',
   name: 'Together AI',
@@ -86,7 +104,13 @@ export const together = defineProvider({
   dialect: 'openai_completions',
 });
 
-/** Fireworks AI https://docs.fireworks.ai/api-reference/post-chatcompletions */
+/**
+ * Fireworks AI https://docs.fireworks.ai/api-reference/post-chatcompletions
+ *
+ * @example
+ * await createEngine().chat({ model: 'fireworks:accounts/fireworks/models/llama-v3p3-70b-instruct', prompt: 'Hi' });
+ * const direct = fireworks.model('accounts/fireworks/models/llama-v3p3-70b-instruct', { apiKey: process.env.FIREWORKS_API_KEY });
+ */
 export const fireworks = defineProvider({
   id: 'fireworks',
   name: 'Fireworks AI',
@@ -99,6 +123,10 @@ export const fireworks = defineProvider({
  * Mistral https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post.
  * It names the limit `max_tokens`, rejects unknown fields (422), and turns reasoning
  * on for Magistral with `prompt_mode: 'reasoning'` rather than an effort level.
+ *
+ * @example
+ * await createEngine().chat({ model: 'mistral:mistral-large-latest', prompt: 'Hi' });
+ * const direct = mistral.model('mistral-large-latest', { apiKey: process.env.MISTRAL_API_KEY });
  */
 export const mistral = defineProvider({
   id: 'mistral',
@@ -120,6 +148,10 @@ export const mistral = defineProvider({
  * xAI https://docs.x.ai/docs/api-reference#chat-completions. Only grok-3-mini takes
  * `reasoning_effort` (low | high); the other Grok reasoning models reject it
  * (https://docs.x.ai/docs/guides/reasoning).
+ *
+ * @example
+ * await createEngine().chat({ model: 'xai:grok-4', prompt: 'Hi' });
+ * const direct = xai.model('grok-4', { apiKey: process.env.XAI_API_KEY });
  */
 export const xai = defineProvider({
   id: 'xai',
@@ -134,7 +166,13 @@ export const xai = defineProvider({
   },
 });
 
-/** Cerebras https://inference-docs.cerebras.ai/api-reference/chat-completions */
+/**
+ * Cerebras https://inference-docs.cerebras.ai/api-reference/chat-completions
+ *
+ * @example
+ * await createEngine().chat({ model: 'cerebras:llama-3.3-70b', prompt: 'Hi' });
+ * const direct = cerebras.model('llama-3.3-70b', { apiKey: process.env.CEREBRAS_API_KEY });
+ */
 export const cerebras = defineProvider({
   id: 'cerebras',
   name: 'Cerebras',
@@ -148,6 +186,10 @@ export const cerebras = defineProvider({
  * Moonshot (Kimi) https://platform.moonshot.ai/docs/api/chat. `max_tokens`, the
  * `thinking: {type}` switch instead of `reasoning_effort`, and usage inside the choice
  * of the last chunk (the decoder reads it there).
+ *
+ * @example
+ * await createEngine().chat({ model: 'moonshot:kimi-k2-0905-preview', prompt: 'Hi' });
+ * const direct = moonshot.model('kimi-k2-0905-preview', { apiKey: process.env.MOONSHOT_API_KEY });
  */
 export const moonshot = defineProvider({
   id: 'moonshot',
@@ -163,6 +205,10 @@ export const moonshot = defineProvider({
  * Z.ai (GLM) https://docs.z.ai/api-reference/llm/chat-completion. `max_tokens`, the
  * `thinking: {type}` switch (https://docs.z.ai/guides/capabilities/thinking-mode), and
  * `tool_stream: true` so tool arguments stream instead of arriving whole at the end.
+ *
+ * @example
+ * await createEngine().chat({ model: 'zai:glm-4.6', prompt: 'Hi' });
+ * const direct = zai.model('glm-4.6', { apiKey: process.env.ZAI_API_KEY });
  */
 export const zai = defineProvider({
   id: 'zai',
@@ -183,6 +229,10 @@ export const zai = defineProvider({
  * https://www.alibabacloud.com/help/en/model-studio/compatibility-of-openai-with-dashscope.
  * Hybrid thinking models switch with `enable_thinking` and take a `thinking_budget`
  * (https://www.alibabacloud.com/help/en/model-studio/deep-thinking), not `reasoning_effort`.
+ *
+ * @example
+ * await createEngine().chat({ model: 'alibaba:qwen-plus', prompt: 'Hi' });
+ * const direct = alibaba.model('qwen-plus', { apiKey: process.env.DASHSCOPE_API_KEY });
  */
 export const alibaba = defineProvider({
   id: 'alibaba',

@@ -5,6 +5,12 @@
  */
 import { defineProvider } from '../define-provider.ts';
 
+/**
+ * 
+ *
+ * @example
+ * await createEngine().chat({ model: 'google:gemini-2.5-flash', prompt: 'Hi' }); // GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL
+ */
 export const google = defineProvider({
   id: 'google',
   name: 'Google Gemini',

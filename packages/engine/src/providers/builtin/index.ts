@@ -19,7 +19,13 @@ import { openai } from './openai.ts';
 
 export { alibaba, anthropic, cerebras, deepseek, fireworks, google, groq, mistral, moonshot, ollama, openai, openrouter, together, xai, zai };
 
-/** Every built-in provider by id: what `resolveModel('id:model')` looks in. */
+/**
+ * Every built-in provider by id: what `resolveModel('id:model')` looks in.
+ *
+ * @example
+ * Object.keys(builtinProviders); // ['openai', 'anthropic', 'google', 'ollama', 'groq', ...]
+ * const model = builtinProviders.groq!.model('llama-3.3-70b-versatile');
+ */
 export const builtinProviders: Readonly<Record<string, Provider>> = {
   openai,
   anthropic,

@@ -10,6 +10,10 @@ const DEFAULT_PORT = '11434';
 /**
  * `OLLAMA_HOST` as Ollama's own clients read it (ollama-js `formatHost`): `host`, `host:port`,
  * `:port` or a URL; no scheme means http and port 11434, a scheme without a port its default port.
+ *
+ * @example
+ * ollamaHostURL('gpu-box'); // 'http://gpu-box:11434'
+ * ollamaHostURL(':8080'); // 'http://127.0.0.1:8080'
  */
 export function ollamaHostURL(host: string): string {
   const bare = host.startsWith(':') ? `127.0.0.1${host}` : host;
@@ -20,6 +24,12 @@ export function ollamaHostURL(host: string): string {
   return `${url.protocol}//${auth}${url.hostname}:${port}${url.pathname}`.replace(/\/+$/, '');
 }
 
+/**
+ * 
+ *
+ * @example
+ * await createEngine().chat({ model: 'ollama:llama3.2', prompt: 'Hi' }); // 127.0.0.1:11434, or OLLAMA_HOST
+ */
 export const ollama = defineProvider({
   id: 'ollama',
   name: 'Ollama',

@@ -6,6 +6,13 @@
 import { defineProvider } from '../define-provider.ts';
 import { omit } from '../body-quirks.ts';
 
+/**
+ * 
+ *
+ * @example
+ * await createEngine().chat({ model: 'openai:gpt-5-mini', prompt: 'Hi' }); // OPENAI_API_KEY, OPENAI_BASE_URL
+ * const chatCompletions = openai.model('gpt-4.1', { dialect: 'openai_completions' });
+ */
 export const openai = defineProvider({
   id: 'openai',
   name: 'OpenAI',
