@@ -10,7 +10,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { embedMany, openaiCompatibleEmbeddingModel, openaiEmbeddingModel, type EmbeddingModel } from '../src/index.ts';
+import { type EmbeddingModel, embedMany, openaiCompatibleEmbeddingModel, openaiEmbeddingModel } from '../src/index.ts';
 
 const INPUTS = 10_000;
 const DIMENSIONS = 1536;

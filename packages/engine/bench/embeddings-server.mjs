@@ -8,7 +8,7 @@ const dimensions = Number(process.env.DIMENSIONS);
 const latency = Number(process.env.LATENCY_MS);
 const vector = Array.from({ length: dimensions }, (_, i) => Math.fround(Math.sin(i) / 10));
 const bytes = Buffer.alloc(dimensions * 4);
-vector.forEach((v, i) => bytes.writeFloatLE(v, i * 4));
+for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i], i * 4);
 const encoded = { base64: `"${bytes.toString('base64')}"`, float: JSON.stringify(vector) };
 const cache = new Map();
 let requests = 0;

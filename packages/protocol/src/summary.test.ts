@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createFoldState, reduceEvents } from './fold.ts';
 import type { Message } from './message.ts';
 import { partText } from './message.ts';
-import { parseThread, serializeThread, createThread } from './thread.ts';
+import { createThread, parseThread, serializeThread } from './thread.ts';
 
 const before: Message[] = [
   { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] },

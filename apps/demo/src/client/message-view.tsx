@@ -10,8 +10,8 @@ import { useChatStore, useMessage } from '@parlance/react';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
-import { formatJson, formatUsage } from './format.ts';
 import { findResult } from './find-result.ts';
+import { formatJson, formatUsage } from './format.ts';
 import { completePartialMarkdown } from './partial-markdown.ts';
 
 function useToolResult(messageId: string, toolCallId: string): ToolResultPart | undefined {

@@ -1,11 +1,11 @@
 // The integration proof that client and server agree on the protocol: @parlance/client's
 // ChatStore against the real demo API (createParlanceApp + engineRunner + the mock provider
 // in the Anthropic wire format), with the app's own fetch as the network.
-import { ChatStore, fetchModels, type ChatRecord, type PersistAdapter } from '@parlance/client';
-import { messageText, type Message } from '@parlance/protocol';
+import { type ChatRecord, ChatStore, fetchModels, type PersistAdapter } from '@parlance/client';
+import { type Message, messageText } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
 import { createDemoApi, type DemoApiOptions } from './api.ts';
-import { ERROR_MESSAGE, LONG_SENTENCES, SMALL_MODEL, SMALL_WINDOW, longAnswer, longSentence } from './mock-script.ts';
+import { ERROR_MESSAGE, LONG_SENTENCES, longAnswer, longSentence, SMALL_MODEL, SMALL_WINDOW } from './mock-script.ts';
 import { demoWeather } from './tools.ts';
 
 function setup(options: DemoApiOptions = {}) {

@@ -5,12 +5,12 @@
  * talks to `mockProviderServer` in the Anthropic Messages wire format through an
  * injected fetch, so the whole HTTP, decoding and tool path runs with no network.
  */
-import { defineProvider, resolveModel, type AnyTool, type ToolSource } from '@parlance/engine';
-import { createParlanceApp, engineRunner, type Env, type ParlanceServerOptions } from '@parlance/server';
-import { mockProviderServer, type MockProviderHandler } from '@parlance/testing';
+import { type AnyTool, defineProvider, resolveModel, type ToolSource } from '@parlance/engine';
+import { createParlanceApp, type Env, engineRunner, type ParlanceServerOptions } from '@parlance/server';
+import { type MockProviderHandler, mockProviderServer } from '@parlance/testing';
 import { Hono } from 'hono';
 import { withMessageUsage } from './message-usage.ts';
-import { SMALL_MODEL, SMALL_WINDOW, demoScript } from './mock-script.ts';
+import { demoScript, SMALL_MODEL, SMALL_WINDOW } from './mock-script.ts';
 import { availableModels, MOCK_MODEL_ID, MOCK_MODEL_NAME, ollamaProbe } from './models.ts';
 import { demoTools } from './tools.ts';
 

@@ -1,7 +1,7 @@
 import type { Message } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
-import { modelFor } from '../../test/handoff-thread.ts';
 import { schemaErrors } from '../../test/handoff-rules.ts';
+import { modelFor } from '../../test/handoff-thread.ts';
 import { getDialect } from '../registry.ts';
 import { DIALECT_IDS } from '../types.ts';
 

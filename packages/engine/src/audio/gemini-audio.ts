@@ -8,11 +8,11 @@
  *   https://ai.google.dev/gemini-api/docs/audio#get-a-transcript
  */
 import { ParlanceError, type Usage } from '@parlance/protocol';
-import { getMediaModelInfo, mediaCost, type MediaModelInfo } from '../catalog/media-models.ts';
-import { createApiClient } from '../providers/api-client.ts';
+import { type MediaModelInfo, mediaCost } from '../catalog/media-models.ts';
+import { mediaModelBase } from '../providers/api-client.ts';
 import { google } from '../providers/builtin/index.ts';
 import type { ProviderSettings } from '../providers/types.ts';
-import { fromBase64, toBase64, type SpeechModel, type TranscriptionModel, type TranscriptionResult } from './audio-model.ts';
+import { fromBase64, type SpeechModel, type TranscriptionModel, type TranscriptionResult, toBase64 } from './audio-model.ts';
 import { pcmToWav, sampleRateOf } from './wav.ts';
 
 interface GeminiAnswer {
@@ -50,12 +50,10 @@ const path = (modelId: string) => `/v1beta/models/${encodeURIComponent(modelId)}
  * ```
  */
 export function geminiSpeechModel(modelId: string, settings: ProviderSettings = {}): SpeechModel {
-  const client = createApiClient(google.definition, settings);
-  const info = getMediaModelInfo('google', modelId);
+  const { client, base } = mediaModelBase(google.definition, modelId, settings);
+  const { info } = base;
   return {
-    provider: 'google',
-    modelId,
-    info,
+    ...base,
     async generate(request, call = {}) {
       const speechConfig: Record<string, unknown> = { voiceConfig: { prebuiltVoiceConfig: { voiceName: request.voice ?? 'Kore' } } };
       if (request.language !== undefined) speechConfig.languageCode = request.language;
@@ -103,12 +101,10 @@ const num = (value: unknown): value is number => typeof value === 'number' && Nu
  * ```
  */
 export function geminiTranscriptionModel(modelId: string, settings: ProviderSettings = {}): TranscriptionModel {
-  const client = createApiClient(google.definition, settings);
-  const info = getMediaModelInfo('google', modelId);
+  const { client, base } = mediaModelBase(google.definition, modelId, settings);
+  const { info } = base;
   return {
-    provider: 'google',
-    modelId,
-    info,
+    ...base,
     async transcribe(request, call = {}) {
       const data = typeof request.audio === 'string' ? request.audio : toBase64(request.audio);
       let instruction =

@@ -1,7 +1,6 @@
 export {
-  generateSpeech,
-  transcribe,
   type AudioCallOptions,
+  generateSpeech,
   type SpeechModel,
   type SpeechRequest,
   type SpeechResult,
@@ -10,6 +9,7 @@ export {
   type TranscriptionResult,
   type TranscriptionSegment,
   type TranscriptionWord,
+  transcribe,
 } from './audio-model.ts';
 export { geminiSpeechModel, geminiTranscriptionModel } from './gemini-audio.ts';
 export { openaiSpeechModel, openaiTranscriptionModel } from './openai-audio.ts';

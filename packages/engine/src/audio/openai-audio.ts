@@ -7,8 +7,8 @@
  *   answer `json` only (text and token usage).
  */
 import { ParlanceError, type Usage } from '@parlance/protocol';
-import { getMediaModelInfo, mediaCost } from '../catalog/media-models.ts';
-import { createApiClient } from '../providers/api-client.ts';
+import { mediaCost } from '../catalog/media-models.ts';
+import { mediaModelBase } from '../providers/api-client.ts';
 import { openai } from '../providers/builtin/index.ts';
 import type { ProviderSettings } from '../providers/types.ts';
 import { filenameFor, fromBase64, type SpeechModel, type TranscriptionModel, type TranscriptionResult } from './audio-model.ts';
@@ -32,12 +32,10 @@ const SPEECH_TYPES: Record<string, string> = {
  * ```
  */
 export function openaiSpeechModel(modelId: string, settings: ProviderSettings = {}): SpeechModel {
-  const client = createApiClient(openai.definition, settings);
-  const info = getMediaModelInfo('openai', modelId);
+  const { client, base } = mediaModelBase(openai.definition, modelId, settings);
+  const { info } = base;
   return {
-    provider: 'openai',
-    modelId,
-    info,
+    ...base,
     async generate(request, call = {}) {
       const format = request.format ?? 'mp3';
       const body: Record<string, unknown> = { model: modelId, input: request.text, voice: request.voice ?? 'alloy', response_format: format };
@@ -75,13 +73,11 @@ const num = (value: unknown): value is number => typeof value === 'number' && Nu
  * ```
  */
 export function openaiTranscriptionModel(modelId: string, settings: ProviderSettings = {}): TranscriptionModel {
-  const client = createApiClient(openai.definition, settings);
-  const info = getMediaModelInfo('openai', modelId);
+  const { client, base } = mediaModelBase(openai.definition, modelId, settings);
+  const { info } = base;
   const verbose = modelId.startsWith('whisper');
   return {
-    provider: 'openai',
-    modelId,
-    info,
+    ...base,
     async transcribe(request, call = {}) {
       const bytes = typeof request.audio === 'string' ? fromBase64(request.audio) : request.audio;
       const form = new FormData();

@@ -1,5 +1,5 @@
-import type { ProviderSettings } from '../providers/types.ts';
 import { splitSpec } from '../media/split-spec.ts';
+import type { ProviderSettings } from '../providers/types.ts';
 import type { SpeechModel, TranscriptionModel } from './audio-model.ts';
 import { geminiSpeechModel, geminiTranscriptionModel } from './gemini-audio.ts';
 import { openaiSpeechModel, openaiTranscriptionModel } from './openai-audio.ts';

@@ -13,6 +13,7 @@
  * A model this table does not know still works with the defaults of its provider.
  */
 
+/** The kinds of non-chat model the engine calls. */
 export type MediaKind = 'embedding' | 'speech' | 'transcription' | 'moderation';
 
 /** US dollars; each field is a way the provider bills. */
@@ -27,6 +28,7 @@ export interface MediaPricing {
   minutes?: number;
 }
 
+/** What the engine knows about a non-chat model: its kinds, request limits and prices. */
 export interface MediaModelInfo {
   provider: string;
   id: string;

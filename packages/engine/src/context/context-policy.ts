@@ -21,17 +21,17 @@
  * precedes one, so only what follows is counted.
  */
 import {
-  ParlanceError,
   type Event,
   type LanguageModel,
   type Message,
   type ModelRequest,
+  ParlanceError,
   type Response,
   type SummaryPart,
   type Usage,
 } from '@parlance/protocol';
 import type { ModelInfo } from '../catalog/catalog.ts';
-import { estimateMessageTokens, estimateMessagesTokens, estimateTextTokens } from './estimate-tokens.ts';
+import { estimateMessagesTokens, estimateMessageTokens, estimateTextTokens } from './estimate-tokens.ts';
 
 type Request = Omit<ModelRequest, 'model'>;
 
@@ -351,7 +351,7 @@ export function createContextPolicy(options: ContextOptions | undefined, model: 
   return {
     retriesRefusal: options !== undefined && options.strategy !== 'fail',
     async fit(request, context) {
-      let out: Request = { ...request, messages: applySummaries(request.messages) };
+      const out: Request = { ...request, messages: applySummaries(request.messages) };
       if (!options) return out;
       if (context.refused !== undefined) {
         const numbers = readRefusal(context.refused);

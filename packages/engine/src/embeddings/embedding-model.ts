@@ -7,7 +7,7 @@
  * finish in. Any failed batch fails the call (after the transport's retries) and
  * cancels the batches still running: a result with holes would be silently wrong.
  */
-import { ParlanceError, addUsage, type Usage } from '@parlance/protocol';
+import { addUsage, ParlanceError, type Usage } from '@parlance/protocol';
 import type { MediaModelInfo } from '../catalog/media-models.ts';
 import { estimateTextTokens } from '../context/estimate-tokens.ts';
 

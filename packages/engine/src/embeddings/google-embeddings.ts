@@ -6,8 +6,7 @@
  * `outputDimensionality` are deprecated in the published schema).
  */
 import { ParlanceError, type Usage } from '@parlance/protocol';
-import { getMediaModelInfo } from '../catalog/media-models.ts';
-import { arrayField, createApiClient } from '../providers/api-client.ts';
+import { arrayField, mediaModelBase } from '../providers/api-client.ts';
 import { google } from '../providers/builtin/index.ts';
 import type { ProviderSettings } from '../providers/types.ts';
 import type { EmbeddingBatch, EmbeddingModel } from './embedding-model.ts';
@@ -28,13 +27,11 @@ export interface GoogleEmbeddingOptions extends ProviderSettings {
  */
 export function googleEmbeddingModel(modelId: string, options: GoogleEmbeddingOptions = {}): EmbeddingModel {
   const { maxBatchSize, ...settings } = options;
-  const client = createApiClient(google.definition, settings);
-  const info = getMediaModelInfo('google', modelId);
+  const { client, base } = mediaModelBase(google.definition, modelId, settings);
+  const { info } = base;
   const name = `models/${modelId}`;
   return {
-    provider: 'google',
-    modelId,
-    info,
+    ...base,
     maxBatchSize: Math.max(1, Math.min(info.maxBatchSize ?? 100, maxBatchSize ?? Infinity)),
     async embedBatch(values, request, call = {}): Promise<EmbeddingBatch> {
       const config: Record<string, unknown> = {};

@@ -1,22 +1,22 @@
 export {
-  embed,
-  embedMany,
-  type EmbedManyOptions,
-  type EmbedManyResult,
-  type EmbedOptions,
-  type EmbedResult,
   type EmbeddingBatch,
   type EmbeddingCallOptions,
   type EmbeddingModel,
   type EmbeddingSettings,
+  type EmbedManyOptions,
+  type EmbedManyResult,
+  type EmbedOptions,
+  type EmbedResult,
+  embed,
+  embedMany,
 } from './embedding-model.ts';
-export { googleEmbeddingModel, type GoogleEmbeddingOptions } from './google-embeddings.ts';
-export { ollamaEmbeddingModel, type OllamaEmbeddingOptions } from './ollama-embeddings.ts';
+export { type GoogleEmbeddingOptions, googleEmbeddingModel } from './google-embeddings.ts';
+export { type OllamaEmbeddingOptions, ollamaEmbeddingModel } from './ollama-embeddings.ts';
 export {
   mistralEmbeddingModel,
-  openaiCompatibleEmbeddingModel,
-  openaiEmbeddingModel,
   type OpenAICompatibleEmbeddingOptions,
   type OpenAIStyleEmbeddingOptions,
+  openaiCompatibleEmbeddingModel,
+  openaiEmbeddingModel,
 } from './openai-embeddings.ts';
 export { resolveEmbeddingModel } from './resolve-embedding-model.ts';

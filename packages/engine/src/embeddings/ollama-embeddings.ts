@@ -5,8 +5,7 @@
  * server's memory modest (`maxBatchSize` changes it).
  */
 import { ParlanceError } from '@parlance/protocol';
-import { getMediaModelInfo } from '../catalog/media-models.ts';
-import { arrayField, createApiClient } from '../providers/api-client.ts';
+import { arrayField, mediaModelBase } from '../providers/api-client.ts';
 import { ollama } from '../providers/builtin/index.ts';
 import type { ProviderSettings } from '../providers/types.ts';
 import type { EmbeddingBatch, EmbeddingModel } from './embedding-model.ts';
@@ -26,12 +25,10 @@ export interface OllamaEmbeddingOptions extends ProviderSettings {
  */
 export function ollamaEmbeddingModel(modelId: string, options: OllamaEmbeddingOptions = {}): EmbeddingModel {
   const { maxBatchSize, ...settings } = options;
-  const client = createApiClient(ollama.definition, settings);
-  const info = getMediaModelInfo('ollama', modelId);
+  const { client, base } = mediaModelBase(ollama.definition, modelId, settings);
+  const { info } = base;
   return {
-    provider: 'ollama',
-    modelId,
-    info,
+    ...base,
     maxBatchSize: Math.max(1, Math.min(info.maxBatchSize ?? 512, maxBatchSize ?? Infinity)),
     async embedBatch(values, request, call = {}): Promise<EmbeddingBatch> {
       const body: Record<string, unknown> = { model: modelId, input: values };

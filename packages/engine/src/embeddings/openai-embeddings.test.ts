@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { decodeFloat32Base64 } from './openai-embeddings.ts';
 
 describe('decodeFloat32Base64', () => {
@@ -7,7 +7,7 @@ describe('decodeFloat32Base64', () => {
     fc.assert(
       fc.property(fc.array(fc.float({ noNaN: true }), { maxLength: 40 }), (vector) => {
         const bytes = Buffer.alloc(vector.length * 4);
-        vector.forEach((v, i) => bytes.writeFloatLE(v, i * 4));
+        for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i]!, i * 4);
         expect(decodeFloat32Base64(bytes.toString('base64'))).toEqual(vector.map((v) => Math.fround(v)));
       }),
     );

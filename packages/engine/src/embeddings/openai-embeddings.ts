@@ -9,8 +9,7 @@
  * `data[].index` says which input a vector belongs to; answers are put back in that order.
  */
 import { ParlanceError, type Usage } from '@parlance/protocol';
-import { getMediaModelInfo } from '../catalog/media-models.ts';
-import { arrayField, createApiClient, type ApiEndpoint } from '../providers/api-client.ts';
+import { type ApiEndpoint, arrayField, mediaModelBase } from '../providers/api-client.ts';
 import { mistral, openai } from '../providers/builtin/index.ts';
 import type { ProviderSettings } from '../providers/types.ts';
 import type { EmbeddingBatch, EmbeddingModel } from './embedding-model.ts';
@@ -68,13 +67,11 @@ export function decodeFloat32Base64(data: string): number[] {
 
 function createOpenAIStyle(endpoint: ApiEndpoint, catalogProvider: string, modelId: string, options: OpenAIStyleEmbeddingOptions, flavor: Flavor): EmbeddingModel {
   const { maxBatchSize, ...settings } = options;
-  const client = createApiClient(endpoint, settings);
-  const info = getMediaModelInfo(catalogProvider, modelId);
+  const { client, base } = mediaModelBase(endpoint, modelId, settings, catalogProvider);
+  const { info } = base;
   const limit = Math.max(1, Math.min(info.maxBatchSize ?? 2048, maxBatchSize ?? Infinity));
   return {
-    provider: endpoint.id,
-    modelId,
-    info,
+    ...base,
     maxBatchSize: limit,
     maxTokensPerBatch: info.maxTokensPerRequest,
     async embedBatch(values, request, call = {}): Promise<EmbeddingBatch> {

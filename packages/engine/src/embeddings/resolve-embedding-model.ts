@@ -1,5 +1,5 @@
-import type { ProviderSettings } from '../providers/types.ts';
 import { splitSpec } from '../media/split-spec.ts';
+import type { ProviderSettings } from '../providers/types.ts';
 import type { EmbeddingModel } from './embedding-model.ts';
 import { googleEmbeddingModel } from './google-embeddings.ts';
 import { ollamaEmbeddingModel } from './ollama-embeddings.ts';

@@ -5,11 +5,10 @@
  * endpoint is free, so the cost is 0.
  */
 import { ParlanceError } from '@parlance/protocol';
-import { getMediaModelInfo } from '../catalog/media-models.ts';
-import { arrayField, createApiClient } from '../providers/api-client.ts';
+import { splitSpec } from '../media/split-spec.ts';
+import { arrayField, mediaModelBase } from '../providers/api-client.ts';
 import { openai } from '../providers/builtin/index.ts';
 import type { ProviderSettings } from '../providers/types.ts';
-import { splitSpec } from '../media/split-spec.ts';
 import { MODERATION_CATEGORIES, type ModerationCategory, type ModerationModel, type ModerationResponse, type ModerationResult } from './moderation-model.ts';
 
 interface RawResult {
@@ -48,12 +47,10 @@ function toResult(raw: RawResult, index: number): ModerationResult {
  * ```
  */
 export function openaiModerationModel(modelId = 'omni-moderation-latest', settings: ProviderSettings = {}): ModerationModel {
-  const client = createApiClient(openai.definition, settings);
-  const info = getMediaModelInfo('openai', modelId);
+  const { client, base } = mediaModelBase(openai.definition, modelId, settings);
+  const { info } = base;
   return {
-    provider: 'openai',
-    modelId,
-    info,
+    ...base,
     async classify(inputs, call = {}) {
       if (inputs.length === 0) throw new ParlanceError('invalid_request', 'Nothing to moderate', { retryable: false });
       const allText = inputs.every((i) => typeof i === 'string');

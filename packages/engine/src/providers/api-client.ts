@@ -6,6 +6,7 @@
  * error (`network`, `timeout`, `aborted`), never a half-parsed value.
  */
 import { ParlanceError } from '@parlance/protocol';
+import { getMediaModelInfo } from '../catalog/media-models.ts';
 import { redact } from '../transport/redact.ts';
 import { createTransport, type OpenedStream } from '../transport/transport.ts';
 import { authHeaders, resolveApiKey } from './auth.ts';
@@ -124,4 +125,13 @@ export function arrayField(body: Record<string, unknown>, key: string, providerN
   const value = body[key];
   if (!Array.isArray(value)) throw new ParlanceError('invalid_response', `${providerName} answered without "${key}"`);
   return value;
+}
+
+/**
+ * The client and the identity every non-chat model starts from: its provider's
+ * endpoint, and what the media catalog knows about the model (`catalog` names the
+ * table when it is not the provider's id).
+ */
+export function mediaModelBase(endpoint: ApiEndpoint, modelId: string, settings: ProviderSettings, catalog: string = endpoint.id) {
+  return { client: createApiClient(endpoint, settings), base: { provider: endpoint.id, modelId, info: getMediaModelInfo(catalog, modelId) } };
 }

@@ -5,15 +5,15 @@
  * schema and every pairing rule, its estimate stays within the budget, and the provider
  * state of every message kept travels untouched.
  */
-import { getDialect, DIALECT_IDS, type DialectId } from '@parlance/dialects';
-import { fakeModel } from '@parlance/testing';
+import { DIALECT_IDS, type DialectId, getDialect } from '@parlance/dialects';
 import type { Message, ModelRequest } from '@parlance/protocol';
+import { fakeModel } from '@parlance/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { applySummaries, collect, createEngine, estimateRequestTokens, tool } from '../../src/index.ts';
-import { readRefusal } from '../../src/context/context-policy.ts';
 import { ruleViolations, schemaErrors } from '../../../dialects/test/handoff-rules.ts';
 import { modelFor } from '../../../dialects/test/handoff-thread.ts';
+import { readRefusal } from '../../src/context/context-policy.ts';
+import { applySummaries, createEngine, estimateRequestTokens, tool } from '../../src/index.ts';
 import { counterIds } from '../helpers.ts';
 import { longThread } from './long-thread.ts';
 

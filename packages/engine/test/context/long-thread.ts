@@ -6,11 +6,12 @@
  * Each round: a user question, an assistant turn with reasoning and a tool call, the
  * tool's (long) result, the assistant's answer.
  */
-import type { Message, Part } from '@parlance/protocol';
+
 import type { DialectId } from '@parlance/dialects';
-import { turnToEvents, type ScriptedTurn } from '../../../testing/src/script.ts';
-import { encodeEvents } from '../../../testing/src/wire/encode.ts';
+import type { Message, Part } from '@parlance/protocol';
 import { decodeAssistant, modelFor } from '../../../dialects/test/handoff-thread.ts';
+import { type ScriptedTurn, turnToEvents } from '../../../testing/src/script.ts';
+import { encodeEvents } from '../../../testing/src/wire/encode.ts';
 
 /** Signatures only where the dialect carries one. */
 const SIGNED: Partial<Record<DialectId, string>> = {

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  generateSpeech,
   geminiTranscriptionModel,
+  generateSpeech,
   openaiSpeechModel,
   openaiTranscriptionModel,
   resolveSpeechModel,
@@ -14,7 +14,7 @@ import {
   transcribe,
 } from '../../src/index.ts';
 import { sendJson, serverPerTest } from '../providers/server.ts';
-import { OPENAI_SCHEMA, expectValid, expectValidGoogle, formOf } from './media-wire.ts';
+import { expectValid, expectValidGoogle, formOf, OPENAI_SCHEMA } from './media-wire.ts';
 
 const serve = serverPerTest();
 const AUDIO = new Uint8Array([0x49, 0x44, 0x33, 0x04, 0x00, 0xff, 0xfb, 0x90, 0x00, 0x80, 0x7f, 0x01]);

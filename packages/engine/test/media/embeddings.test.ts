@@ -5,6 +5,7 @@
  */
 import { ParlanceError } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
+import { planBatches } from '../../src/embeddings/embedding-model.ts';
 import {
   embed,
   embedMany,
@@ -15,16 +16,15 @@ import {
   openaiEmbeddingModel,
   resolveEmbeddingModel,
 } from '../../src/index.ts';
-import { planBatches } from '../../src/embeddings/embedding-model.ts';
-import { sendJson, serverPerTest, type Handler } from '../providers/server.ts';
+import { type Handler, sendJson, serverPerTest } from '../providers/server.ts';
 import {
-  OLLAMA_SCHEMA,
-  OPENAI_SCHEMA,
   answerGoogleEmbeddings,
   answerOllamaEmbeddings,
   answerOpenAIEmbeddings,
   expectValid,
   expectValidGoogle,
+  OLLAMA_SCHEMA,
+  OPENAI_SCHEMA,
   vectorOf,
 } from './media-wire.ts';
 

@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { expect } from 'vitest';
 import { GOOGLE_SCHEMA, OPENAI_SCHEMA, validateAgainst, validateAgainstDiscovery } from '../../../dialects/test/schemas.ts';
-import { sendJson, type RecordedRequest } from '../providers/server.ts';
+import { type RecordedRequest, sendJson } from '../providers/server.ts';
 
 export const OLLAMA_SCHEMA = 'ollama__ollama__openapi.yaml';
 
@@ -31,7 +31,7 @@ export function vectorOf(text: string, dimensions = 4): number[] {
 
 export function float32Base64(vector: number[]): string {
   const bytes = Buffer.alloc(vector.length * 4);
-  vector.forEach((v, i) => bytes.writeFloatLE(v, i * 4));
+  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i]!, i * 4);
   return bytes.toString('base64');
 }
 

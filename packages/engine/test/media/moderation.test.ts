@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { MODERATION_CATEGORIES, moderate, openaiModerationModel, resolveModerationModel, type ModerationCategory } from '../../src/index.ts';
+import { MODERATION_CATEGORIES, type ModerationCategory, moderate, openaiModerationModel, resolveModerationModel } from '../../src/index.ts';
 import { sendJson, serverPerTest } from '../providers/server.ts';
-import { OPENAI_SCHEMA, expectValid } from './media-wire.ts';
+import { expectValid, OPENAI_SCHEMA } from './media-wire.ts';
 
 const serve = serverPerTest();
 
