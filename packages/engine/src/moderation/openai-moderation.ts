@@ -48,7 +48,6 @@ function toResult(raw: RawResult, index: number): ModerationResult {
  */
 export function openaiModerationModel(modelId = 'omni-moderation-latest', settings: ProviderSettings = {}): ModerationModel {
   const { client, base } = mediaModelBase(openai.definition, modelId, settings);
-  const { info } = base;
   return {
     ...base,
     async classify(inputs, call = {}) {
