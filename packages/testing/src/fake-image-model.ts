@@ -5,7 +5,12 @@
  */
 import { ParlanceError, type FilePart } from '@parlance/protocol';
 
-/** A 1x1 transparent PNG. */
+/**
+ * A 1x1 transparent PNG.
+ *
+ * @example
+ * const part = { type: 'file', mediaType: 'image/png', data: TINY_PNG_BASE64 } as const;
+ */
 export const TINY_PNG_BASE64 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
@@ -35,6 +40,13 @@ export interface FakeImageModel {
   variations(request: FakeImageRequest, options?: { signal?: AbortSignal }): Promise<{ images: FilePart[] }>;
 }
 
+/**
+ * A scripted image model for tests: returns tiny PNGs (or your images, or an error) and records every request.
+ *
+ * @example
+ * const model = fakeImageModel();
+ * const { images } = await generateImage(model, { prompt: 'a red square', n: 2 });
+ */
 export function fakeImageModel(options: FakeImageModelOptions = {}): FakeImageModel {
   const calls: FakeImageModel['calls'] = [];
   const answer = async (call: FakeImageCall, request: FakeImageRequest, signal?: AbortSignal) => {

@@ -33,6 +33,12 @@ export interface ScriptedTurn {
 /** A fixed list of turns (one per model call; the last repeats), or a function of the request. */
 export type Script = ScriptedTurn[] | ((request: Omit<ModelRequest, 'model'>, call: number) => ScriptedTurn);
 
+/**
+ * The turn a script plays for a given call (a list repeats its last turn; a function is called).
+ *
+ * @example
+ * turnAt([{ text: 'first' }, { text: 'then' }], request, 5); // { text: 'then' }
+ */
 export function turnAt(script: Script, request: Omit<ModelRequest, 'model'>, call: number): ScriptedTurn {
   if (typeof script === 'function') return script(request, call);
   const turn = script[Math.min(call, script.length - 1)];
@@ -45,7 +51,12 @@ function deltas(value: string | string[]): string[] {
   return value.match(/\s*\S+\s*/g) ?? (value ? [value] : []);
 }
 
-/** The canonical protocol events of one turn (before any error is applied). */
+/**
+ * The canonical protocol events of one turn (before any error is applied).
+ *
+ * @example
+ * turnToEvents({ reasoning: 'Hmm', text: 'Hello', usage: { inputTokens: 3, outputTokens: 2 } }).map((e) => e.type);
+ */
 export function turnToEvents(turn: ScriptedTurn, call = 0): Event[] {
   const events: Event[] = [{ type: 'message-start' }];
   if (turn.reasoning !== undefined) {

@@ -58,6 +58,15 @@ async function writeResponse(response: Response, res: ServerResponse, signal: Ab
   }
 }
 
+/**
+ * `mockProviderServer` on a real HTTP server on 127.0.0.1 (port 0): point a provider's base URL, or an official SDK, at `url`.
+ *
+ * @example
+ * const server = await serveMockProvider({ dialect: 'openai_responses', script: [{ text: 'Hi' }] });
+ * process.env.OPENAI_BASE_URL = `${server.url}/v1`;
+ * // ... run the code under test, then:
+ * await server.close();
+ */
 export async function serveMockProvider(options: MockProviderServerOptions): Promise<MockProviderServer> {
   const { createServer } = await import('node:http');
   const handler = mockProviderServer(options);
