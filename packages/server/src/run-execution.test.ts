@@ -104,3 +104,26 @@ describe('onError', () => {
     expect((seen[0] as Error).cause).toBe(down);
   });
 });
+
+describe('store failure during a stream', () => {
+  it('ends the stream with a typed store_unavailable frame (no id), keeping the events already sent', async () => {
+    const memory = createMemoryRunStore();
+    const seen: unknown[] = [];
+    const store: RunStore = {
+      ...memory,
+      async *follow(runId, afterSeq, signal) {
+        for await (const stored of memory.follow(runId, afterSeq, signal)) {
+          yield stored;
+          if (stored.event.type === 'text-delta') throw new Error('READONLY You can\'t write against a read only replica');
+        }
+      },
+    };
+    const app = createParlanceApp({ models, run: textRunner(['kept', ' more']).runner, store, onError: (error) => void seen.push(error) });
+    const frames = await readAll(await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 'gone' })));
+    expect(textOf(frames.map((f) => f.data))).toBe('kept');
+    expect(frames.at(-1)).toEqual({ event: 'error', data: { type: 'error', code: 'store_unavailable', message: 'The run store is not available', retryable: true } });
+    expect(frames.slice(0, -1).every((f) => f.id !== undefined)).toBe(true);
+    expect(JSON.stringify(frames)).not.toContain('READONLY');
+    expect((seen[0] as Error).message).toMatch(/READONLY/);
+  });
+});

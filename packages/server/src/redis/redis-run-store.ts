@@ -58,6 +58,8 @@ export interface RedisRunStoreOptions {
 
 /** The Redis store: a `RunStore` plus `close()` for its pub/sub connection. */
 export interface RedisRunStore extends RunStore {
+  /** PINGs Redis; throws `store_unavailable` when it does not answer (for a readiness probe). */
+  health(): Promise<void>;
   /** Closes the store's pub/sub connection (not the client you passed). */
   close(): Promise<void>;
 }
