@@ -13,8 +13,26 @@ import { DIALECT_IDS, decodeStream, getDialect, isDialectId, type DialectId } fr
 import { createFoldState, reduceEvents, toResponse, type Event } from '@parlance/protocol';
 import { chunksToWire } from './chunks-framing.ts';
 
+/**
+ * Exit code: the stream decoded and ended normally.
+ *
+ * @example
+ * process.exitCode = await runCli(argv, io); // EXIT_OK on success
+ */
 export const EXIT_OK = 0;
+/**
+ * Exit code: the stream decoded, and the provider reported an error in it (or it broke off).
+ *
+ * @example
+ * if ((await runCli(argv, io)) === EXIT_DECODED_ERROR) console.error('the provider stream ended in an error');
+ */
 export const EXIT_DECODED_ERROR = 1;
+/**
+ * Exit code: bad arguments (the help text is printed).
+ *
+ * @example
+ * expect(await runCli(['decode'], io)).toBe(EXIT_USAGE);
+ */
 export const EXIT_USAGE = 2;
 
 export interface Writable {
@@ -31,6 +49,12 @@ export interface CliIo {
   openFile?: (path: string) => Promise<ReadableStream<Uint8Array>>;
 }
 
+/**
+ * The `parlance` help text.
+ *
+ * @example
+ * console.log(HELP);
+ */
 export const HELP = `Usage: parlance decode --dialect <id> [options] <file | ->
        parlance gateway --config <file>   (see parlance gateway --help)
 
