@@ -32,8 +32,26 @@ import { isTool, type AnyTool } from './tools/tool.ts';
 import { isToolSource, type ToolSource } from './tools/tool-source.ts';
 import { traceCall, traceRun } from './telemetry/trace-run.ts';
 
+/**
+ * How many model calls one `chat` makes at most unless `maxSteps` says otherwise.
+ *
+ * @example
+ * createEngine({ maxSteps: DEFAULT_MAX_STEPS * 2 });
+ */
 export const DEFAULT_MAX_STEPS = 8;
+/**
+ * How many times a failed model call is retried unless `maxRetries` says otherwise.
+ *
+ * @example
+ * createEngine({ maxRetries: DEFAULT_MAX_RETRIES + 1 });
+ */
 export const DEFAULT_MAX_RETRIES = 2;
+/**
+ * How long a tool may run unless `toolTimeoutMs` says otherwise.
+ *
+ * @example
+ * createEngine({ toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS / 2 });
+ */
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
 /** The typed output of a call with `output: schema`. */
@@ -282,7 +300,12 @@ function pick(o: SharedOptions): RunConfig['hooks'] {
   return hooks;
 }
 
-/** A new thread from messages (ids generated where missing). */
+/**
+ * A new thread from messages (ids generated where missing).
+ *
+ * @example
+ * const thread = threadFrom([{ role: 'user', content: 'Hi' }]);
+ */
 export function threadFrom(messages: MessageInput[], id: string = defaultId(), generateId: () => string = defaultId) {
   return createThread(id, messages.map((m) => toMessage(m, generateId)));
 }

@@ -69,7 +69,12 @@ export function samplingRules(provider: string, id: string, reasoning: boolean):
   return undefined;
 }
 
-/** Values for a model the catalog does not know: large enough not to truncate, permissive on input. */
+/**
+ * Values for a model the catalog does not know: large enough not to truncate, permissive on input.
+ *
+ * @example
+ * const limit = info.known ? info.contextWindow : UNKNOWN_MODEL_DEFAULTS.contextWindow;
+ */
 export const UNKNOWN_MODEL_DEFAULTS = {
   contextWindow: 128_000,
   maxOutputTokens: 8_192,
@@ -128,6 +133,10 @@ function find(table: Record<string, CompactEntry>, id: string): [string, Compact
 /**
  * Looks a model up by provider id and model id. `catalogProvider` names the catalog
  * table when it differs from the provider id (a user's provider reusing OpenAI's models).
+ *
+ * @example
+ * const info = getModelInfo('anthropic', 'claude-sonnet-4-5');
+ * if (info.input.includes('image')) allowUploads();
  */
 export function getModelInfo(provider: string, modelId: string, catalogProvider: string = provider): ModelInfo {
   const table = PROVIDERS[catalogProvider];
@@ -143,7 +152,12 @@ export function getModelInfo(provider: string, modelId: string, catalogProvider:
   };
 }
 
-/** The model ids the catalog lists for a provider. */
+/**
+ * The model ids the catalog lists for a provider.
+ *
+ * @example
+ * listModels('anthropic'); // ['claude-sonnet-4-5', 'claude-haiku-4-5', ...]
+ */
 export function listModels(provider: string): string[] {
   return Object.keys(PROVIDERS[provider] ?? {});
 }
@@ -153,6 +167,9 @@ export function listModels(provider: string): string[] {
  * included (OpenAI's `prompt_tokens` convention, which the dialects normalise to), so
  * cache reads and writes are taken out of it and billed at their own prices.
  * Undefined when the prices or the token counts are unknown: a guessed cost would be wrong in every bill.
+ *
+ * @example
+ * computeCost(getModelInfo('openai', 'gpt-5-mini').pricing, { inputTokens: 1200, outputTokens: 300 }); // dollars
  */
 export function computeCost(pricing: ModelPricing | undefined, usage: Usage): number | undefined {
   if (!pricing) return undefined;

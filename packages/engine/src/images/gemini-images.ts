@@ -57,6 +57,12 @@ function toResult(body: GeminiResponse): ImageResult {
   return result;
 }
 
+/**
+ * An image model on the Gemini API.
+ *
+ * @example
+ * const model = geminiImageModel({ modelId: 'gemini-2.5-flash-image', apiKey: process.env.GEMINI_API_KEY! });
+ */
 export function geminiImageModel(options: GeminiImageModelOptions): ImageModel {
   const base = (options.baseURL ?? 'https://generativelanguage.googleapis.com/v1beta').replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? globalThis.fetch;

@@ -58,17 +58,35 @@ export interface ImageModel {
   variations?(request: ImageVariationRequest, options?: ImageCallOptions): Promise<ImageResult>;
 }
 
+/**
+ * Generates images from a prompt with an image model (OpenAI, Gemini, or your own).
+ *
+ * @example
+ * const { images } = await generateImage(resolveImageModel('openai:gpt-image-1'), { prompt: 'a lighthouse at dusk', size: '1024x1024' });
+ */
 export async function generateImage(model: ImageModel, request: ImageGenerateRequest & ImageCallOptions): Promise<ImageResult> {
   const { signal, ...rest } = request;
   return model.generate(rest, signal ? { signal } : {});
 }
 
+/**
+ * Edits images (with an optional mask) from a prompt.
+ *
+ * @example
+ * const { images } = await editImage(model, { prompt: 'make it night', image: { mediaType: 'image/png', data: pngBase64 } });
+ */
 export async function editImage(model: ImageModel, request: ImageEditRequest & ImageCallOptions): Promise<ImageResult> {
   if (!model.edit) throw unsupported(model, 'editing');
   const { signal, ...rest } = request;
   return model.edit(rest, signal ? { signal } : {});
 }
 
+/**
+ * Variations of an image.
+ *
+ * @example
+ * const { images } = await imageVariations(model, { image: { mediaType: 'image/png', data: pngBase64 }, n: 3 });
+ */
 export async function imageVariations(model: ImageModel, request: ImageVariationRequest & ImageCallOptions): Promise<ImageResult> {
   if (!model.variations) throw unsupported(model, 'variations');
   const { signal, ...rest } = request;

@@ -54,6 +54,12 @@ function toResult(body: OpenAIImagesResponse): ImageResult {
   return result;
 }
 
+/**
+ * An image model on OpenAI's Images API.
+ *
+ * @example
+ * const model = openaiImageModel({ modelId: 'gpt-image-1', apiKey: process.env.OPENAI_API_KEY! });
+ */
 export function openaiImageModel(options: OpenAIImageModelOptions): ImageModel {
   const base = (options.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? globalThis.fetch;

@@ -13,6 +13,12 @@ export interface ResolveImageModelOptions {
   baseURL?: string;
 }
 
+/**
+ * Turns 'provider:model' (openai, google) or an ImageModel into an ImageModel, keys from the environment.
+ *
+ * @example
+ * const model = resolveImageModel('google:gemini-2.5-flash-image');
+ */
 export function resolveImageModel(spec: string | ImageModel, options: ResolveImageModelOptions = {}): ImageModel {
   if (typeof spec !== 'string') return spec;
   const at = spec.indexOf(':');

@@ -128,7 +128,13 @@ export function toChatResult<O = unknown>(state: CollectState): ChatResult<O> {
   return result;
 }
 
-/** Folds a run's events into its ChatResult. */
+/**
+ * Folds a run's events into its ChatResult.
+ *
+ * @example
+ * const result = await collect(engine.streamChat({ model: 'openai:gpt-5-mini', prompt: 'Hi' }));
+ * console.log(result.haltReason, result.usage);
+ */
 export async function collect<O = unknown>(events: AsyncIterable<Event> | Iterable<Event>): Promise<ChatResult<O>> {
   let state = createCollectState();
   for await (const event of events) state = addToCollect(state, event);

@@ -18,7 +18,12 @@ export interface OutputIssue {
   path?: (string | number)[];
 }
 
-/** The answer of a call with `output` is not JSON, or not the schema's. Its `code` is `invalid_response`. */
+/**
+ * The answer of a call with `output` is not JSON, or not the schema's. Its `code` is `invalid_response`.
+ *
+ * @example
+ * try { await engine.generate({ model, prompt, output: schema }); } catch (e) { if (e instanceof StructuredOutputError) console.log(e.issues); }
+ */
 export class StructuredOutputError extends ParlanceError {
   readonly issues: OutputIssue[];
   /** The response the model gave, as received (its text holds the answer). */

@@ -23,6 +23,12 @@ import type { ResolvedSchema } from '../tools/schema.ts';
 
 export type OutputMode = 'native' | 'tool';
 
+/**
+ * The dialects whose APIs take a JSON Schema for the answer itself (native structured output).
+ *
+ * @example
+ * NATIVE_OUTPUT_DIALECTS.has('openai_responses'); // true
+ */
 export const NATIVE_OUTPUT_DIALECTS: ReadonlySet<string> = new Set([
   'openai_completions',
   'openai_responses',
@@ -30,7 +36,12 @@ export const NATIVE_OUTPUT_DIALECTS: ReadonlySet<string> = new Set([
   'ollama_chat',
 ]);
 
-/** The name of the forced tool in tool mode. */
+/**
+ * The name of the forced tool in tool mode.
+ *
+ * @example
+ * const forced = request.tools?.find((t) => t.name === OUTPUT_TOOL_NAME);
+ */
 export const OUTPUT_TOOL_NAME = 'structured_output';
 
 /**

@@ -24,6 +24,12 @@ export interface FallbackModel extends LanguageModel {
 
 const PREAMBLE = new Set<Event['type']>(['message-start', 'usage']);
 
+/**
+ * A model that tries the next one when a call fails before any output (rate limit, overload, outage).
+ *
+ * @example
+ * const model = withFallback([resolveModel('anthropic:claude-sonnet-4-5'), resolveModel('openai:gpt-5')], { onFallback: (i) => console.warn(i) });
+ */
 export function withFallback(models: readonly LanguageModel[], options: FallbackOptions = {}): FallbackModel {
   const first = models[0];
   if (!first) throw new TypeError('withFallback needs at least one model');

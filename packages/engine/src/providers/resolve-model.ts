@@ -18,6 +18,12 @@ export interface ModelSpec extends ProviderSettings {
   model: string;
 }
 
+/**
+ * Whether a value is a LanguageModel (anything with `provider`, `modelId` and `stream`).
+ *
+ * @example
+ * const model = isLanguageModel(spec) ? spec : resolveModel(spec);
+ */
 export function isLanguageModel(value: unknown): value is LanguageModel {
   return typeof value === 'object' && value !== null && typeof (value as LanguageModel).stream === 'function';
 }

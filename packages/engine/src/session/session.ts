@@ -12,6 +12,12 @@ import type { CallOptions, MessageInput, ResumeInput } from '../options.ts';
 
 export type SessionStatus = 'idle' | 'awaiting-tools' | 'awaiting-approval' | 'awaiting-user' | 'completed' | 'error';
 
+/**
+ * The `ChatSession.toJSON()` format version (`fromJSON` checks it).
+ *
+ * @example
+ * if (JSON.parse(saved).version !== SESSION_VERSION) discard(saved);
+ */
 export const SESSION_VERSION = 1;
 
 export interface SessionState {

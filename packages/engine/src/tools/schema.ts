@@ -27,6 +27,12 @@ export interface ResolvedSchema<T = unknown> {
   validate(value: unknown): Promise<ValidationResult<T>>;
 }
 
+/**
+ * Whether a value is a Standard Schema (zod, valibot, arktype, ...).
+ *
+ * @example
+ * const jsonSchema = isStandardSchema(input) ? undefined : input;
+ */
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   if (typeof value !== 'object' && typeof value !== 'function') return false;
   if (value === null) return false;
@@ -68,6 +74,10 @@ export function formatIssues(issues: ReadonlyArray<StandardSchemaV1.Issue>): str
 /**
  * Resolves a schema once. `what` names it in errors ("tool weather", "output").
  * `explicit` is a JSON Schema that wins over any derived one.
+ *
+ * @example
+ * const { jsonSchema, validate } = resolveSchema(z.object({ city: z.string() }), 'tool weather');
+ * const checked = await validate({ city: 'Oslo' }); // { ok: true, value: { city: 'Oslo' } }
  */
 export function resolveSchema<S extends SchemaLike>(schema: S, what: string, explicit?: JSONSchema): ResolvedSchema<InferSchemaOutput<S>> {
   if (isStandardSchema(schema)) {

@@ -76,6 +76,12 @@ export function tool<S extends SchemaLike, R = unknown>(config: ToolConfig<S, R>
   return { ...config, definition, schema };
 }
 
+/**
+ * Whether a value is a tool made with `tool()` (rather than a tool source).
+ *
+ * @example
+ * const tools = items.filter(isTool);
+ */
 export function isTool(value: unknown): value is AnyTool {
   return (
     typeof value === 'object' &&

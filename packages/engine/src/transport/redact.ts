@@ -3,6 +3,9 @@
  * logs. Providers sometimes echo the key they rejected (as is, base64-encoded in an
  * echoed Basic header, or URL-encoded in an echoed URL), and a fetch error may quote a
  * header; none of these may leak it.
+ *
+ * @example
+ * message.replaceAll(key, REDACTED);
  */
 export const REDACTED = '[redacted]';
 

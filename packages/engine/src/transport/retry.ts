@@ -40,6 +40,9 @@ export function resolveRetryOptions(options: RetryOptions | false | undefined): 
  * 408 request timeout, 409 conflict (OpenAI's lock contention), 429 rate limit, 5xx
  * and Anthropic's 529 overloaded. Other 4xx mean the request itself is wrong.
  * https://platform.openai.com/docs/guides/error-codes, https://docs.anthropic.com/en/api/errors
+ *
+ * @example
+ * if (!response.ok && isRetryableStatus(response.status)) scheduleRetry();
  */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;

@@ -113,6 +113,13 @@ function timeoutReason(message: string): Error {
   return error;
 }
 
+/**
+ * The fetch transport providers use: retries with backoff (honouring Retry-After), timeouts, abort, typed errors.
+ *
+ * @example
+ * const transport = createTransport({ retry: { maxRetries: 4 }, timeouts: { firstByteMs: 20_000 } });
+ * const model = openai.model('gpt-5-mini', { transport });
+ */
 export function createTransport(options: ProviderTransportOptions = {}): Transport {
   const retry = resolveRetryOptions(options.retry);
   const firstByteMs = options.timeouts?.firstByteMs ?? DEFAULT_FIRST_BYTE_MS;

@@ -7,7 +7,12 @@
  */
 import { ParlanceError } from '@parlance/protocol';
 
-/** Keys shorter than this are refused: an HMAC key must not be guessable. */
+/**
+ * Keys shorter than this are refused: an HMAC key must not be guessable.
+ *
+ * @example
+ * if (secret.length < MIN_SECRET_LENGTH) throw new Error('PARLANCE_SECRET is too short');
+ */
 export const MIN_SECRET_LENGTH = 32;
 
 const encoder = new TextEncoder();
