@@ -166,6 +166,16 @@ describe('issue 14, item by item', () => {
     expect(getDialect('anthropic_messages').requestHeaders!(expectKept('anthropic_messages', { messages: [user('x')] }))).toEqual({});
   });
 
+  it('a thread that starts with the assistant (a welcome message, or a whitespace-only first question) starts with a user turn for Anthropic and Gemini', () => {
+    const welcome = [msg('assistant', text('Hi! How can I help?')), user('Weather?')];
+    const anthropic = expectKept('anthropic_messages', { messages: welcome });
+    expect(anthropic.messages.map((t: Json) => t.role)).toEqual(['user', 'assistant', 'user']);
+    expect(anthropic.messages[1].content).toEqual([{ type: 'text', text: 'Hi! How can I help?' }]);
+    const gemini = expectKept('google_gemini', { messages: welcome });
+    expect(gemini.contents.map((c: Json) => c.role)).toEqual(['user', 'model', 'user']);
+    expect(expectKept('anthropic_messages', { messages: [user(' '), msg('assistant', text('Hello.')), user('Hi')] }).messages[0].role).toBe('user');
+  });
+
   it("9e. Gemini thinkingLevel uses the discovery document's uppercase enum", () => {
     for (const effort of ['minimal', 'low', 'medium', 'high', 'xhigh'] as const) {
       const body = expectKept('google_gemini', { messages: [user('x')], thinking: { effort } }, 'gemini-3-pro-preview');
@@ -263,8 +273,9 @@ describe('generated threads keep every rule of every dialect', () => {
     fate: fc.array(fc.constantFrom('answered', 'missing', 'late', 'early', 'with-user'), { minLength: 3, maxLength: 3 }),
     after: fc.option(words, { nil: undefined }),
   });
-  const thread = fc.array(round, { minLength: 1, maxLength: 4 }).map((rounds) => {
-    const messages: Message[] = [user('Start')];
+  const thread = fc.tuple(fc.array(round, { minLength: 1, maxLength: 4 }), fc.constantFrom('Start', 'welcome', '  ')).map(([rounds, first]) => {
+    // Some threads open with the assistant (a welcome message) or with a whitespace-only question.
+    const messages: Message[] = [first === 'welcome' ? msg('assistant', text('Welcome!')) : user(first)];
     let late: Part[] = [];
     rounds.forEach((r, n) => {
       const parts: Part[] = [];

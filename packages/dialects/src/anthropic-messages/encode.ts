@@ -37,6 +37,7 @@
  * - `stream: true` always; `extra` is merged last, shallowly and verbatim.
  */
 import { ParlanceError, type JSONSchema, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
+import { LEADING_USER_TEXT } from '../shared/leading-turn.ts';
 import type { EncodeOptions } from '../types.ts';
 import { encodeMessages, type Turn } from './messages.ts';
 import { summariesAsText } from '../shared/summary-parts.ts';
@@ -177,6 +178,7 @@ export function encodeAnthropicRequest(original: ModelRequest, options: EncodeOp
     messages = [{ role: 'user', content: system }];
     system = [];
   }
+  if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: [{ type: 'text', text: LEADING_USER_TEXT }] });
   const hasTools = (request.tools ?? []).length > 0;
   const forced = hasTools && (request.toolChoice === 'required' || typeof request.toolChoice === 'object');
   let thinking = thinkingConfig(request);

@@ -91,12 +91,13 @@ describe('google_gemini encodeRequest', () => {
   it('sends a provider function-call id back on the call and its response', () => {
     const body = encode({
       messages: [
+        user('Go'),
         msg('assistant', { type: 'tool-call', id: 'fc-9', name: 'f', input: {}, providerState: { google_gemini: { id: 'fc-9' } } }),
         msg('tool', { type: 'tool-result', toolCallId: 'fc-9', name: 'f', output: [1, 2] }),
       ],
     });
-    expect(body.contents[0].parts[0].functionCall).toEqual({ id: 'fc-9', name: 'f', args: {} });
-    expect(body.contents[1].parts[0].functionResponse).toEqual({ id: 'fc-9', name: 'f', response: { output: [1, 2] } });
+    expect(body.contents[1].parts[0].functionCall).toEqual({ id: 'fc-9', name: 'f', args: {} });
+    expect(body.contents[2].parts[0].functionResponse).toEqual({ id: 'fc-9', name: 'f', response: { output: [1, 2] } });
   });
 
   it('gives Gemini 3 a documented dummy signature for a call that came from another model', () => {

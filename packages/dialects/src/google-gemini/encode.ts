@@ -21,6 +21,7 @@
  */
 import type { Message, ModelRequest, Part, ReasoningEffort, ToolChoice } from '@parlance/protocol';
 import { isObject, type JsonObject, toArgumentsObject } from '../shared/json.ts';
+import { LEADING_USER_TEXT } from '../shared/leading-turn.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
 import { summariesAsText } from '../shared/summary-parts.ts';
@@ -231,6 +232,7 @@ export function encodeGeminiRequest(original: ModelRequest, options: EncodeOptio
   const body: Json = { contents };
   // `contents` must not be empty ("contents is not specified"): a request that is only a system
   // prompt sends it as the user turn.
+  if (contents[0]?.role === 'model') contents.unshift({ role: 'user', parts: [{ text: LEADING_USER_TEXT }] });
   if (contents.length === 0 && system.length) contents.push({ role: 'user', parts: [{ text: system.join('\n\n') }] });
   else if (system.length) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
 
