@@ -9,6 +9,7 @@
 import {
   ParlanceError,
   collectResponse,
+  errorEvent,
   createThread,
   type Event,
   type LanguageModel,
@@ -238,7 +239,22 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
         if (tools.size > 0) request.tools = [...tools.values()].map((t) => t.definition);
       }
       let started = false;
-      for await (const event of config.model.stream(request, options)) {
+      let sent = request;
+      if (config.context) {
+        // The context policy (and the thread's summaries) apply to one call as to the loop; no retry here.
+        const summaries: Event[] = [];
+        try {
+          sent = await config.context.fit(request, { emit: (e) => summaries.push(e), signal: config.signal ?? new AbortController().signal });
+        } catch (thrown) {
+          const error = ParlanceError.from(thrown);
+          yield { type: 'message-start', messageId, provenance } satisfies Event;
+          yield errorEvent(error);
+          yield { type: 'finish', finishReason: 'error', usage: {} } satisfies Event;
+          return;
+        }
+        yield* summaries;
+      }
+      for await (const event of config.model.stream(sent, options)) {
         if (event.type === 'message-start') {
           if (!started) yield { ...event, messageId, provenance: event.provenance ?? provenance };
           started = true;

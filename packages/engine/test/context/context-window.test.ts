@@ -197,6 +197,25 @@ describe('context policy', () => {
     expect(JSON.stringify(body)).toContain('Rounds 0 to 9 looked topics up.');
   });
 
+  it('generate: one call gets the same policy (drop, fail) and sends a thread\'s summary instead of what it covers', async () => {
+    const history = await thread('openai_responses');
+    const model = fakeModel({ dialect: 'openai_responses', script: [{ text: 'ok' }] });
+    const engine = createEngine({ model, context: { strategy: 'drop-oldest', contextWindow: WINDOW, reserveOutputTokens: RESERVE } });
+    const response = await engine.generate({ messages: [...history, question()] });
+    expect(response.finishReason).toBe('stop');
+    expect(estimateRequestTokens(model.requests[0]!, 'openai_responses')).toBeLessThanOrEqual(WINDOW - RESERVE);
+    expect(check('openai_responses', model.requests[0]!).rules).toEqual([]);
+
+    const failing = createEngine({ model, context: { strategy: 'fail', contextWindow: WINDOW } });
+    const refused = await failing.generate({ messages: [...history, question()] });
+    expect(refused).toMatchObject({ finishReason: 'error', error: { code: 'context_length_exceeded' } });
+    expect(model.requests).toHaveLength(1);
+
+    const summarized: Message[] = [...history, { id: 'sum', role: 'user', parts: [{ type: 'summary', text: 'All earlier rounds.', through: 'answer-10' }] }, question()];
+    await createEngine({ model }).generate({ messages: summarized });
+    expect(model.requests[1]!.messages.map((m) => m.id)).toEqual(['sum', 'user-11', 'assistant-11', 'tool-11', 'answer-11', 'user-last']);
+  });
+
   it('a summary whose message is gone is ignored; the latest summary wins', () => {
     const m = (id: string, role: Message['role'], text: string): Message => ({ id, role, parts: [{ type: 'text', text }] });
     const s = (id: string, through: string): Message => ({ id, role: 'user', parts: [{ type: 'summary', text: `up to ${through}`, through }] });
