@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Event } from './events.ts';
-import { collectResponse, createFoldState, foldEvents, reduceEvents, toResponse } from './fold.ts';
+import { type Message, messageText } from './message.ts';
+import { collectResponse, createFoldState, foldEvents, foldWork, reduceEvents, toResponse } from './fold.ts';
 
 describe('the fold', () => {
   it('a compaction event becomes a compaction part of the current message (not reasoning)', async () => {
@@ -141,6 +142,25 @@ describe('the fold', () => {
     expect(after.messages[0]).toBe(before.messages[0]);
     expect(after.messages[1]).not.toBe(before.messages[1]);
     expect(before.messages[1]!.parts[0]).toEqual({ type: 'text', text: 'x' });
+  });
+
+  it('folds a delta without copying the thread: the same work at 0 or 10,000 prior messages', () => {
+    const copiedPerReply = (priorCount: number) => {
+      const prior: Message[] = Array.from({ length: priorCount }, (_, i) => ({ id: `m${i}`, role: i % 2 ? 'assistant' : 'user', parts: [{ type: 'text', text: `m${i}` }] }));
+      let state = foldEvents([{ type: 'message-start', messageId: 'a' }, { type: 'text-start', id: 't' }], createFoldState(prior));
+      const states = [state];
+      const before = foldWork.messagesCopied;
+      for (let i = 0; i < 200; i++) states.push((state = reduceEvents(state, { type: 'text-delta', id: 't', delta: `${i} ` })));
+      const copied = foldWork.messagesCopied - before;
+      // Every state is still whole, and later ones did not change it; reading one copies the thread once.
+      expect(messageText(states[1]!.messages[priorCount]!)).toBe('0 ');
+      if (priorCount) expect(states[1]!.messages[0]).toBe(prior[0]);
+      expect(messageText(state.messages[priorCount]!)).toBe(Array.from({ length: 200 }, (_, i) => `${i} `).join(''));
+      expect(foldWork.messagesCopied - before - copied).toBe(2 * priorCount);
+      return copied;
+    };
+    expect(copiedPerReply(0)).toBe(0);
+    expect(copiedPerReply(10_000)).toBe(0);
   });
 
   it('leaves usage fields the provider did not report undefined', async () => {

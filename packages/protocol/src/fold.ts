@@ -4,6 +4,7 @@
  *
  * The state is immutable from the outside: each event returns a new state that
  * shares every message it did not touch, so a UI can re-render only what changed.
+ * Folding a delta costs the same whatever the thread's length (see `Fold`).
  * Tool-call arguments are accumulated as a string (V8 concatenation is amortised
  * O(1)) and parsed once at `tool-call-end`, never per fragment.
  */
@@ -56,34 +57,158 @@ export interface FoldState {
  * for (const event of events) state = reduceEvents(state, event);
  */
 export function createFoldState(messages: Message[] = []): FoldState {
-  return { messages, current: -1, blocks: {}, usage: {}, totalUsage: {}, count: 0 };
+  return Fold.of(messages);
 }
 
-function replacePart(state: FoldState, ref: BlockRef, update: (part: Part) => Part): Message[] {
-  const messages = state.messages.slice();
-  const message = messages[ref.message]!;
+/** How many message slots the fold has copied (materialising `messages`); internal, read by the fold's complexity test. */
+export const foldWork = { messagesCopied: 0 };
+
+/**
+ * The fold's state, built per event without copying the thread: it keeps the
+ * messages it started from (`#base`, never written) and the one message this
+ * event sequence is writing (`#at`/`#msg`). `messages` is materialised, once, when
+ * read. An event touching only the current message (every delta) costs the same
+ * at 10 or 10,000 prior messages; moving to another message (a new message, a
+ * tool message, a pause) copies the array once. Each event still returns a new
+ * state and no earlier state ever changes, so states stay immutable from outside.
+ */
+class Fold implements FoldState {
+  declare messages: Message[];
+  current = -1;
+  blocks: Record<string, BlockRef> = {};
+  usage: Usage = {};
+  totalUsage: Usage = {};
+  count = 0;
+  declare responseId?: string;
+  declare model?: string;
+  declare finishReason?: FinishReason;
+  declare rawFinishReason?: string;
+  declare error?: ErrorPayload;
+  declare warnings?: string[];
+  declare object?: unknown;
+  declare haltReason?: HaltReason;
+  #base: Message[] = [];
+  /** Index of the message written over `#base` (may be `#base.length`: appended), or -1. */
+  #at = -1;
+  #msg: Message | undefined;
+  #cache: Message[] | undefined;
+
+  static #messages: PropertyDescriptor = {
+    get(this: Fold) {
+      return this.#materialize();
+    },
+    enumerable: true,
+    configurable: true,
+  };
+
+  constructor() {
+    Object.defineProperty(this, 'messages', Fold.#messages);
+  }
+
+  static of(messages: Message[]): Fold {
+    const f = new Fold();
+    f.#base = messages;
+    return f;
+  }
+
+  /** A state of the caller's (a `Fold`, or a plain object such as a persisted cursor plus messages) as a `Fold`. */
+  static from(state: FoldState): Fold {
+    if (state instanceof Fold) return state;
+    const f = Fold.of(state.messages);
+    f.current = state.current;
+    f.blocks = state.blocks;
+    f.usage = state.usage;
+    f.totalUsage = state.totalUsage;
+    f.count = state.count;
+    Fold.#copyOptional(state, f, false);
+    return f;
+  }
+
+  static #copyOptional(from: FoldState, to: Fold, response: boolean): void {
+    if (from.responseId !== undefined) to.responseId = from.responseId;
+    if (from.model !== undefined) to.model = from.model;
+    if (response) {
+      if (from.finishReason !== undefined) to.finishReason = from.finishReason;
+      if (from.rawFinishReason !== undefined) to.rawFinishReason = from.rawFinishReason;
+      if (from.warnings !== undefined) to.warnings = from.warnings;
+    }
+    if (from.error !== undefined) to.error = from.error;
+    if (from.object !== undefined) to.object = from.object;
+    if (from.haltReason !== undefined) to.haltReason = from.haltReason;
+  }
+
+  /** The next state (count + 1), to be written by the event being folded. `newResponse` drops the last response's finish and warnings. */
+  next(newResponse = false): Fold {
+    const f = new Fold();
+    f.current = this.current;
+    f.blocks = this.blocks;
+    f.usage = this.usage;
+    f.totalUsage = this.totalUsage;
+    f.count = this.count + 1;
+    Fold.#copyOptional(this, f, !newResponse);
+    if (this.#cache) f.#base = this.#cache;
+    else {
+      f.#base = this.#base;
+      f.#at = this.#at;
+      f.#msg = this.#msg;
+    }
+    return f;
+  }
+
+  get length(): number {
+    return this.#at < this.#base.length ? this.#base.length : this.#at + 1;
+  }
+
+  message(index: number): Message | undefined {
+    return index === this.#at ? this.#msg : this.#base[index];
+  }
+
+  /** Writes message `index` (or appends at `length`); only a fresh state from `next()` is written. */
+  setMessage(index: number, message: Message): void {
+    if (this.#at !== -1 && this.#at !== index) {
+      this.#base = this.#materialize();
+      this.#at = -1;
+    }
+    this.#cache = undefined;
+    this.#at = index;
+    this.#msg = message;
+  }
+
+  #materialize(): Message[] {
+    if (this.#at === -1) return this.#base;
+    if (this.#cache) return this.#cache;
+    const messages = this.#base.slice();
+    foldWork.messagesCopied += messages.length;
+    messages[this.#at] = this.#msg!;
+    return (this.#cache = messages);
+  }
+
+}
+
+function replacePart(state: Fold, ref: BlockRef, update: (part: Part) => Part): void {
+  const message = state.message(ref.message)!;
   const parts = message.parts.slice();
   parts[ref.part] = update(parts[ref.part]!);
-  messages[ref.message] = { ...message, parts };
-  return messages;
+  state.setMessage(ref.message, { ...message, parts });
 }
 
 /** Ensures there is a current assistant message (a stream may start a block without `message-start`). */
-function ensureCurrent(state: FoldState): FoldState {
-  if (state.current >= 0) return state;
-  const message: Message = { id: `msg-${state.messages.length}`, role: 'assistant', parts: [] };
-  return { ...state, messages: [...state.messages, message], current: state.messages.length, blocks: {} };
+function ensureCurrent(state: Fold): void {
+  if (state.current >= 0) return;
+  const length = state.length;
+  state.setMessage(length, { id: `msg-${length}`, role: 'assistant', parts: [] });
+  state.current = length;
+  state.blocks = {};
 }
 
-function appendPart(state: FoldState, part: Part, blockId?: string, inputText?: string): FoldState {
-  state = ensureCurrent(state);
-  const messages = state.messages.slice();
-  const message = messages[state.current]!;
-  messages[state.current] = { ...message, parts: [...message.parts, part] };
-  if (blockId === undefined) return { ...state, messages };
+function appendPart(state: Fold, part: Part, blockId?: string, inputText?: string): void {
+  ensureCurrent(state);
+  const message = state.message(state.current)!;
+  state.setMessage(state.current, { ...message, parts: [...message.parts, part] });
+  if (blockId === undefined) return;
   const ref: BlockRef = { message: state.current, part: message.parts.length, open: true };
   if (inputText !== undefined) ref.inputText = inputText;
-  return { ...state, messages, blocks: { ...state.blocks, [blockId]: ref } };
+  state.blocks = { ...state.blocks, [blockId]: ref };
 }
 
 function withState<T extends Part>(part: T, providerState: Part['providerState']): T {
@@ -109,54 +234,44 @@ function parseInput(text: string): unknown {
  * for await (const event of decodeStream('openai_responses', body)) state = reduceEvents(state, event);
  * const { message, usage } = toResponse(state);
  */
-export function reduceEvents(state: FoldState, event: Event): FoldState {
-  state = { ...state, count: state.count + 1 };
+export function reduceEvents(previous: FoldState, event: Event): FoldState {
+  const prev = Fold.from(previous);
+  const state = prev.next(event.type === 'message-start');
   switch (event.type) {
     case 'message-start': {
-      const message: Message = {
-        id: event.messageId ?? `msg-${state.messages.length}`,
-        role: 'assistant',
-        parts: [],
-      };
+      const length = state.length;
+      const message: Message = { id: event.messageId ?? `msg-${length}`, role: 'assistant', parts: [] };
       if (event.provenance) message.provenance = event.provenance;
-      const next: FoldState = {
-        ...state,
-        messages: [...state.messages, message],
-        current: state.messages.length,
-        blocks: {},
-        usage: {},
-      };
-      delete next.finishReason;
-      delete next.rawFinishReason;
-      delete next.warnings;
-      if (event.responseId !== undefined) next.responseId = event.responseId;
-      if (event.model !== undefined) next.model = event.model;
-      return next;
+      state.setMessage(length, message);
+      state.current = length;
+      state.blocks = {};
+      state.usage = {};
+      if (event.responseId !== undefined) state.responseId = event.responseId;
+      if (event.model !== undefined) state.model = event.model;
+      return state;
     }
     case 'text-start':
-      return appendPart(state, withState({ type: 'text', text: '' }, event.providerState), event.id);
+      appendPart(state, withState({ type: 'text', text: '' }, event.providerState), event.id);
+      return state;
     case 'reasoning-start':
-      return appendPart(state, withState({ type: 'reasoning', text: '' }, event.providerState), event.id);
+      appendPart(state, withState({ type: 'reasoning', text: '' }, event.providerState), event.id);
+      return state;
     case 'text-delta':
     case 'reasoning-delta': {
       let ref = state.blocks[event.id];
       if (!ref) {
         // A delta without its start: open the block rather than drop text.
-        state = appendPart(state, { type: event.type === 'text-delta' ? 'text' : 'reasoning', text: '' }, event.id);
+        appendPart(state, { type: event.type === 'text-delta' ? 'text' : 'reasoning', text: '' }, event.id);
         ref = state.blocks[event.id]!;
       }
-      return {
-        ...state,
-        messages: replacePart(state, ref, (part) =>
-          part.type === 'text' || part.type === 'reasoning' ? { ...part, text: part.text + event.delta } : part,
-        ),
-      };
+      replacePart(state, ref, (part) => (part.type === 'text' || part.type === 'reasoning' ? { ...part, text: part.text + event.delta } : part));
+      return state;
     }
     case 'text-end':
     case 'reasoning-end': {
       const ref = state.blocks[event.id];
       if (!ref) return state;
-      const messages = replacePart(state, ref, (part) => {
+      replacePart(state, ref, (part) => {
         let next = withState(part, event.providerState);
         if (event.type === 'reasoning-end' && next.type === 'reasoning') {
           if (event.signature !== undefined) next = { ...next, signature: event.signature };
@@ -164,32 +279,36 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
         }
         return next;
       });
-      return { ...state, messages, blocks: { ...state.blocks, [event.id]: { ...ref, open: false } } };
+      state.blocks = { ...state.blocks, [event.id]: { ...ref, open: false } };
+      return state;
     }
     case 'tool-call-start': {
       const part: Part = withState({ type: 'tool-call', id: event.id, name: event.name, input: undefined }, event.providerState);
       if (event.providerExecuted) (part as { providerExecuted?: boolean }).providerExecuted = true;
-      return appendPart(state, part, event.id, '');
+      appendPart(state, part, event.id, '');
+      return state;
     }
     case 'tool-call-delta': {
       const ref = state.blocks[event.id];
       if (!ref) return state;
-      return { ...state, blocks: { ...state.blocks, [event.id]: { ...ref, inputText: (ref.inputText ?? '') + event.delta } } };
+      state.blocks = { ...state.blocks, [event.id]: { ...ref, inputText: (ref.inputText ?? '') + event.delta } };
+      return state;
     }
     case 'tool-call-end': {
       let ref = state.blocks[event.id];
       if (!ref) {
         // An end without a start (a provider that sends whole calls): the call is still real.
-        state = appendPart(state, { type: 'tool-call', id: event.id, name: '', input: undefined }, event.id, '');
+        appendPart(state, { type: 'tool-call', id: event.id, name: '', input: undefined }, event.id, '');
         ref = state.blocks[event.id]!;
       }
-      const messages = replacePart(state, ref, (part) => {
+      replacePart(state, ref, (part) => {
         if (part.type !== 'tool-call') return part;
         const next = withState({ ...part, input: event.input }, event.providerState);
         if (event.signature !== undefined) next.signature = event.signature;
         return next;
       });
-      return { ...state, messages, blocks: { ...state.blocks, [event.id]: { ...ref, open: false } } };
+      state.blocks = { ...state.blocks, [event.id]: { ...ref, open: false } };
+      return state;
     }
     case 'tool-result': {
       const part: Part = withState(
@@ -200,62 +319,68 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
       if (event.signature !== undefined) part.signature = event.signature;
       if (event.providerExecuted) {
         part.providerExecuted = true;
-        return appendPart(state, part);
+        appendPart(state, part);
+        return state;
       }
       // Local results go in a tool message right after the assistant message that asked.
-      const last = state.messages[state.messages.length - 1];
-      const messages = state.messages.slice();
-      if (last && last.role === 'tool') {
-        messages[messages.length - 1] = { ...last, parts: [...last.parts, part] };
-      } else {
-        messages.push({ id: event.messageId ?? `msg-${messages.length}`, role: 'tool', parts: [part] });
-      }
-      return { ...state, messages };
+      const length = state.length;
+      const last = state.message(length - 1);
+      if (last && last.role === 'tool') state.setMessage(length - 1, { ...last, parts: [...last.parts, part] });
+      else state.setMessage(length, { id: event.messageId ?? `msg-${length}`, role: 'tool', parts: [part] });
+      return state;
     }
     case 'source': {
       const part: Part = withState({ type: 'source', url: event.url }, event.providerState);
       if (event.title !== undefined) part.title = event.title;
-      return appendPart(state, part);
+      appendPart(state, part);
+      return state;
     }
     case 'file': {
       const base = event.url !== undefined ? { url: event.url } : { data: event.data ?? '' };
       const part = withState({ type: 'file', mediaType: event.mediaType, ...base } as Part, event.providerState);
       if (event.filename !== undefined) (part as { filename?: string }).filename = event.filename;
-      return appendPart(state, part);
+      appendPart(state, part);
+      return state;
     }
     case 'usage':
-      return { ...state, usage: mergeUsage(state.usage, event.usage) };
+      state.usage = mergeUsage(state.usage, event.usage);
+      return state;
     case 'finish': {
       const usage = mergeUsage(state.usage, event.usage);
-      const next: FoldState = {
-        ...closeOpenBlocks(state),
-        usage,
-        totalUsage: addUsage(state.totalUsage, usage),
-        finishReason: event.finishReason,
-      };
-      if (event.rawFinishReason !== undefined) next.rawFinishReason = event.rawFinishReason;
-      return next;
+      closeOpenBlocks(state);
+      state.usage = usage;
+      state.totalUsage = addUsage(state.totalUsage, usage);
+      state.finishReason = event.finishReason;
+      if (event.rawFinishReason !== undefined) state.rawFinishReason = event.rawFinishReason;
+      return state;
     }
     case 'error': {
       const error: ErrorPayload = { code: event.code, message: event.message, retryable: event.retryable };
       if (event.status !== undefined) error.status = event.status;
       if (event.retryAfterMs !== undefined) error.retryAfterMs = event.retryAfterMs;
-      return { ...state, error };
+      state.error = error;
+      return state;
     }
     case 'warning':
-      return { ...state, warnings: [...(state.warnings ?? []), event.message] };
+      state.warnings = [...(state.warnings ?? []), event.message];
+      return state;
     case 'compaction':
-      return appendPart(state, withState({ type: 'compaction', text: event.text }, event.providerState));
+      appendPart(state, withState({ type: 'compaction', text: event.text }, event.providerState));
+      return state;
     case 'object-delta':
-      return { ...state, object: event.object };
-    case 'summary': {
-      const message: Message = { id: event.messageId, role: 'user', parts: [{ type: 'summary', text: event.text, through: event.through }] };
-      return { ...state, messages: [...state.messages, message] };
-    }
+      state.object = event.object;
+      return state;
+    case 'summary':
+      state.setMessage(state.length, { id: event.messageId, role: 'user', parts: [{ type: 'summary', text: event.text, through: event.through }] });
+      return state;
     case 'chat-finish':
-      return { ...closeOpenBlocks(state), haltReason: event.haltReason, totalUsage: event.usage };
+      closeOpenBlocks(state);
+      state.haltReason = event.haltReason;
+      state.totalUsage = event.usage;
+      return state;
     case 'run-paused':
-      return pauseOn(state, event);
+      pauseOn(state, event);
+      return state;
     case 'step-start':
     case 'step-finish':
     case 'approval-requested':
@@ -266,43 +391,35 @@ export function reduceEvents(state: FoldState, event: Event): FoldState {
   }
 }
 
-function pauseOn(state: FoldState, event: Extract<Event, { type: 'run-paused' }>): FoldState {
-  let index = -1;
-  for (let i = state.messages.length - 1; i >= 0; i--) {
-    const m = state.messages[i]!;
+function pauseOn(state: Fold, event: Extract<Event, { type: 'run-paused' }>): void {
+  for (let i = state.length - 1; i >= 0; i--) {
+    const m = state.message(i)!;
     if (event.messageId !== undefined ? m.id === event.messageId : m.role === 'assistant') {
-      index = i;
-      break;
+      const pause: RunPause = { waitingFor: event.waitingFor };
+      if (event.signature !== undefined) pause.signature = event.signature;
+      state.setMessage(i, { ...m, pause });
+      return;
     }
   }
-  if (index < 0) return state;
-  const pause: RunPause = { waitingFor: event.waitingFor };
-  if (event.signature !== undefined) pause.signature = event.signature;
-  const messages = state.messages.slice();
-  messages[index] = { ...messages[index]!, pause };
-  return { ...state, messages };
 }
 
 function assertNever(value: never): never {
   throw new Error(`Unknown event: ${JSON.stringify(value)}`);
 }
 
-/** Closes blocks left open (a cut stream): keeps their text, parses what arguments arrived. */
-function closeOpenBlocks(state: FoldState): FoldState {
-  let messages: Message[] | undefined;
+/** Closes blocks left open (a cut stream): keeps their text, parses what arguments arrived. Writes `state` (a fresh one). */
+function closeOpenBlocks(state: Fold): void {
   let blocks: Record<string, BlockRef> | undefined;
-  for (const [id, ref] of Object.entries(state.blocks)) {
+  for (const id in state.blocks) {
+    const ref = state.blocks[id]!;
     if (!ref.open) continue;
     blocks ??= { ...state.blocks };
     blocks[id] = { ...ref, open: false };
     if (ref.inputText === undefined) continue;
     const input = parseInput(ref.inputText);
-    messages = replacePart({ ...state, messages: messages ?? state.messages }, ref, (part) =>
-      part.type === 'tool-call' && part.input === undefined ? { ...part, input } : part,
-    );
+    replacePart(state, ref, (part) => (part.type === 'tool-call' && part.input === undefined ? { ...part, input } : part));
   }
-  if (!blocks) return state;
-  return { ...state, blocks, messages: messages ?? state.messages };
+  if (blocks) state.blocks = blocks;
 }
 
 /**
@@ -325,9 +442,10 @@ export function foldEvents(events: Iterable<Event>, initial: FoldState = createF
  * @example
  * const { message, usage, finishReason } = toResponse(state);
  */
-export function toResponse(state: FoldState): Response {
-  state = closeOpenBlocks(state);
-  const message: Message = state.messages[state.current] ?? { id: `msg-${state.messages.length}`, role: 'assistant', parts: [] };
+export function toResponse(folded: FoldState): Response {
+  const state = Fold.from(folded).next();
+  closeOpenBlocks(state);
+  const message: Message = state.message(state.current) ?? { id: `msg-${state.length}`, role: 'assistant', parts: [] };
   let finishReason = state.finishReason;
   let error = state.error;
   if (finishReason === undefined) {

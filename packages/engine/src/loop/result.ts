@@ -65,8 +65,9 @@ export function createCollectState(): CollectState {
   return { fold: createFoldState(), steps: [], asked: {}, objectSeen: false };
 }
 
-export function addToCollect(state: CollectState, event: Event): CollectState {
-  const fold = reduceEvents(state.fold, event);
+/** Adds one event; `folded` is the event already folded by the caller (the engine folds each event once). */
+export function addToCollect(state: CollectState, event: Event, folded?: FoldState): CollectState {
+  const fold = folded ?? reduceEvents(state.fold, event);
   const next: CollectState = { ...state, fold };
   switch (event.type) {
     case 'step-start':

@@ -98,7 +98,8 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
   else config.signal?.addEventListener('abort', onAbort, { once: true });
 
   let fold: FoldState = createFoldState(config.messages);
-  let collected: CollectState = createCollectState();
+  // The collected result shares the engine's fold (one fold per event), started on the thread.
+  let collected: CollectState = { ...createCollectState(), fold };
   let usage: Usage = {};
   let tools = config.tools;
   /** Retry feedback for structured output, shown to the model after the message it answers. */
@@ -106,7 +107,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
 
   const emit = (event: Event) => {
     fold = reduceEvents(fold, event);
-    collected = addToCollect(collected, event);
+    collected = addToCollect(collected, event, fold);
     output(event);
     if (hooks.onEvent) {
       try {
@@ -202,13 +203,14 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
     const callOptions: { signal: AbortSignal; headers?: Record<string, string> } = { signal };
     if (config.headers) callOptions.headers = config.headers;
     const iterator = model.stream(request, callOptions)[Symbol.asyncIterator]();
+    const abortable = abortableWaits(signal);
     const start = (event?: Extract<Event, { type: 'message-start' }>) => {
       started = true;
       emit({ ...event, type: 'message-start', messageId, provenance: event?.provenance ?? provenance });
     };
     try {
       while (!finished) {
-        const next = await raceAbort(iterator.next(), signal);
+        const next = await abortable.wait(iterator.next());
         if (next === ABORTED) break;
         if (next.done) break;
         const event = next.value;
@@ -249,6 +251,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
         finished = true;
       }
     } finally {
+      abortable.dispose();
       // Release the provider stream (closes the HTTP body) without waiting on it.
       if (!finished || abortedNow()) void Promise.resolve(iterator.return?.()).catch(() => {});
     }
@@ -412,6 +415,29 @@ function decide(policy: ToolErrorPolicy, outcome: Extract<CallOutcome, { type: '
 
 function textOf(response: Response): string {
   return response.message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+/**
+ * Waits that end early on abort, with one abort listener for all of them (a model stream's
+ * `next()` per event), not one listener and one race per wait. `dispose` removes the listener.
+ */
+function abortableWaits(signal: AbortSignal): { wait<T>(promise: Promise<T>): Promise<T | typeof ABORTED>; dispose(): void } {
+  let wake: ((value: typeof ABORTED) => void) | undefined;
+  const onAbort = () => wake?.(ABORTED);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return {
+    wait<T>(promise: Promise<T>) {
+      if (signal.aborted) {
+        promise.catch(() => {});
+        return Promise.resolve(ABORTED);
+      }
+      return new Promise<T | typeof ABORTED>((resolve, reject) => {
+        wake = resolve;
+        promise.then(resolve, (error) => (signal.aborted ? resolve(ABORTED) : reject(error)));
+      });
+    },
+    dispose: () => signal.removeEventListener('abort', onAbort),
+  };
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
