@@ -116,6 +116,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
   const runs = new Map<string, MemoryRun>();
   const byKey = new Map<string, string>();
   let running = 0;
+  const cancelListeners = new Map<string, Set<() => void>>();
 
   function wake(run: MemoryRun) {
     const waiters = [...run.waiters];
@@ -193,8 +194,22 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
 
   return {
     limits,
-    // No I/O: a cancel reaches the run within 100 ms, also on Workers where another request cannot abort it directly.
-    heartbeatMs: Math.min(100, limits.leaseMs / 4),
+    // Where a cancel can call the run's owner directly (one context: Node, a Durable Object) it does,
+    // through onCancel; on Workers the owner's own timer looks every 100 ms (no I/O, cheap).
+    heartbeatMs: pollMs === false ? limits.leaseMs / 4 : Math.min(100, limits.leaseMs / 4),
+    ...(pollMs === false
+      ? {
+          onCancel(runId: string, listener: () => void) {
+            let set = cancelListeners.get(runId);
+            if (!set) cancelListeners.set(runId, (set = new Set()));
+            set.add(listener);
+            return () => {
+              set.delete(listener);
+              if (set.size === 0) cancelListeners.delete(runId);
+            };
+          },
+        }
+      : {}),
     size: () => runs.size,
     async create(record: NewRun): Promise<CreatedRun> {
       sweep();
@@ -239,6 +254,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       if (run.record.status === 'running') {
         run.record.cancelRequested = true;
         wake(run);
+        for (const listener of [...(cancelListeners.get(runId) ?? [])]) listener();
       }
       return before;
     },
