@@ -139,14 +139,22 @@ interface Call {
   started: number;
 }
 
-function finishOf(call: Call, events: readonly Event[], usage: Usage, error: ErrorEvent | undefined): GatewayFinish {
-  let finishReason: FinishReason = error ? 'error' : 'other';
+/** What the report needs from a stream, kept as events pass (a long answer's deltas are not kept). */
+interface Tally {
+  usage: Usage;
+  finishReason?: FinishReason;
+  provenance?: { provider: string; model: string; dialect: string };
+}
+
+function tally(into: Tally, event: Event): void {
+  if (event.type === 'usage' || event.type === 'finish') into.usage = { ...into.usage, ...event.usage };
+  if (event.type === 'finish') into.finishReason = event.finishReason;
   // The model that answered says so in its message-start (a fallback chain may have moved on).
-  let answered = { provider: call.model.provider, model: call.model.modelId, dialect: call.model.dialect };
-  for (const event of events) {
-    if (event.type === 'finish') finishReason = event.finishReason;
-    else if (event.type === 'message-start' && event.provenance) answered = event.provenance;
-  }
+  else if (event.type === 'message-start' && event.provenance) into.provenance = event.provenance;
+}
+
+function finishOf(call: Call, seen: Tally, error: ErrorEvent | undefined): GatewayFinish {
+  const answered = seen.provenance ?? { provider: call.model.provider, model: call.model.modelId, dialect: call.model.dialect };
   const out: GatewayFinish = {
     principal: call.principal,
     model: call.name,
@@ -155,8 +163,8 @@ function finishOf(call: Call, events: readonly Event[], usage: Usage, error: Err
     dialect: call.dialect.id,
     upstreamDialect: answered.dialect,
     stream: call.stream,
-    finishReason,
-    usage,
+    finishReason: seen.finishReason ?? (error ? 'error' : 'other'),
+    usage: seen.usage,
     durationMs: Date.now() - call.started,
   };
   if (error) out.error = { code: error.code, message: error.message };
@@ -171,25 +179,26 @@ async function* upstream(call: Call): AsyncGenerator<Event> {
   yield* sealer.flush();
 }
 
-function usageOf(events: readonly Event[]): Usage {
-  let usage: Usage = {};
-  for (const event of events) if (event.type === 'usage' || event.type === 'finish') usage = { ...usage, ...event.usage };
-  return usage;
-}
 
 async function answer(call: Call, options: GatewayOptions): Promise<Response> {
   const encoderOptions = { model: call.name, responseId: RESPONSE_ID_PREFIX[call.dialect.id] + crypto.randomUUID().replace(/-/g, ''), created: Math.floor(call.started / 1000) };
   const iterator = upstream(call)[Symbol.asyncIterator]();
-  const seen: Event[] = [];
+  const counts: Tally = { usage: {} };
   const report = (error: ErrorEvent | undefined) => {
     if (!options.onFinish) return;
-    Promise.resolve(options.onFinish(finishOf(call, seen, usageOf(seen), error))).catch(() => {});
+    Promise.resolve(options.onFinish(finishOf(call, counts, error))).catch(() => {});
+  };
+  const take = async (): Promise<IteratorResult<Event>> => {
+    const next = await iterator.next();
+    if (!next.done) tally(counts, next.value);
+    return next;
   };
   // Hold the preamble until the answer starts: a failure before any content is an HTTP error.
+  const preamble: Event[] = [];
   for (;;) {
-    const next = await iterator.next();
+    const next = await take();
     if (next.done) break;
-    seen.push(next.value);
+    preamble.push(next.value);
     if (next.value.type === 'error') {
       report(next.value);
       await iterator.return?.(undefined);
@@ -200,21 +209,22 @@ async function answer(call: Call, options: GatewayOptions): Promise<Response> {
   }
 
   if (!call.stream) {
+    const events = preamble;
     for (;;) {
-      const next = await iterator.next();
+      const next = await take();
       if (next.done) break;
-      seen.push(next.value);
+      events.push(next.value);
     }
-    const error = seen.find((event): event is ErrorEvent => event.type === 'error');
+    const error = events.find((event): event is ErrorEvent => event.type === 'error');
     report(error);
     if (error) return errorResponse(call.dialect, error.code, error.message, statusOf(error));
-    const collected = await collectResponse(seen);
-    return Response.json(call.dialect.encodeResponse({ ...collected, usage: usageOf(seen) }, { ...encoderOptions, usage: usageOf(seen) }));
+    const collected = await collectResponse(events);
+    return Response.json(call.dialect.encodeResponse({ ...collected, usage: counts.usage }, { ...encoderOptions, usage: counts.usage }));
   }
 
-  const encoder = call.dialect.createResponseEncoder({ ...encoderOptions, usage: usageOf(seen), includeUsage: call.includeUsage });
+  const encoder = call.dialect.createResponseEncoder({ ...encoderOptions, usage: counts.usage, includeUsage: call.includeUsage });
   const bytes = new TextEncoder();
-  let queued = [...seen];
+  let queued = preamble;
   let failed: ErrorEvent | undefined;
   let closed = false;
   const framesOf = (event: Event): string[] => {
@@ -238,7 +248,7 @@ async function answer(call: Call, options: GatewayOptions): Promise<Response> {
               controller.enqueue(bytes.encode(text));
               return;
             }
-            const next = await iterator.next();
+            const next = await take();
             if (next.done) {
               const tail = failed ? '' : encoder.end().join('');
               if (tail !== '') controller.enqueue(bytes.encode(tail));
@@ -247,7 +257,6 @@ async function answer(call: Call, options: GatewayOptions): Promise<Response> {
               controller.close();
               return;
             }
-            seen.push(next.value);
             queued.push(next.value);
           }
         } catch (error) {
