@@ -30,6 +30,12 @@ export const ERROR_CODES = [
   'unknown',
 ] as const;
 
+/**
+ * A `ParlanceError` code (one of `ERROR_CODES`).
+ *
+ * @example
+ * const code: ErrorCode = 'rate_limited';
+ */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 const MARKER = Symbol.for('parlance.error');
@@ -97,6 +103,12 @@ export class ParlanceError extends Error {
   }
 }
 
+/**
+ * An error as data (what `ParlanceError.toJSON()` gives and error events carry).
+ *
+ * @example
+ * const payload: ErrorPayload = ParlanceError.from(error).toJSON();
+ */
 export interface ErrorPayload {
   code: ErrorCode;
   message: string;

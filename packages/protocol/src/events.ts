@@ -232,6 +232,15 @@ export interface ChatFinishEvent {
   error?: { code: ErrorCode; message: string };
 }
 
+/**
+ * Every event a Parlance stream carries: message, text, reasoning and tool-call blocks (start / delta / end), tool results, usage, pauses, errors, and one `finish` (model) or `chat-finish` (run).
+ *
+ * @example
+ * for await (const event of stream) {
+ *   if (event.type === 'text-delta') append(event.delta);
+ *   else if (event.type === 'chat-finish') done(event.haltReason);
+ * }
+ */
 export type Event =
   | MessageStartEvent
   | TextStartEvent
@@ -260,7 +269,19 @@ export type Event =
   | SummaryEvent
   | ChatFinishEvent;
 
+/**
+ * The `type` of any event.
+ *
+ * @example
+ * const seen = new Set<EventType>();
+ */
 export type EventType = Event['type'];
+/**
+ * The event with this `type`.
+ *
+ * @example
+ * const onDelta = (event: EventOf<'text-delta'>) => append(event.delta);
+ */
 export type EventOf<T extends EventType> = Extract<Event, { type: T }>;
 
 /**

@@ -24,6 +24,12 @@ interface BlockRef {
   open: boolean;
 }
 
+/**
+ * What the fold holds: the messages so far, the open blocks, usage, the finish reason (see `reduceEvents`).
+ *
+ * @example
+ * let state: FoldState = createFoldState();
+ */
 export interface FoldState {
   /** Messages before the stream (if any) followed by the ones it produced. */
   messages: Message[];

@@ -8,17 +8,35 @@ import type { RunPause } from './pending.ts';
 
 export type ProviderState = Record<string, unknown>;
 
+/**
+ * Who a message is from.
+ *
+ * @example
+ * const role: Role = 'assistant';
+ */
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
 interface PartBase {
   providerState?: ProviderState;
 }
 
+/**
+ * Text the user wrote or the model answered.
+ *
+ * @example
+ * const part: TextPart = { type: 'text', text: 'Hello' };
+ */
 export interface TextPart extends PartBase {
   type: 'text';
   text: string;
 }
 
+/**
+ * The model's reasoning (with the provider's signature, when it gives one, so it can be sent back).
+ *
+ * @example
+ * if (part.type === 'reasoning') console.log('thinking:', part.text);
+ */
 export interface ReasoningPart extends PartBase {
   type: 'reasoning';
   text: string;
@@ -27,6 +45,12 @@ export interface ReasoningPart extends PartBase {
   redacted?: boolean;
 }
 
+/**
+ * A tool call the model made: its id, the tool's name and the input.
+ *
+ * @example
+ * const call: ToolCallPart = { type: 'tool-call', id: 'call_1', name: 'weather', input: { city: 'Oslo' } };
+ */
 export interface ToolCallPart extends PartBase {
   type: 'tool-call';
   id: string;
@@ -38,6 +62,12 @@ export interface ToolCallPart extends PartBase {
   signature?: string;
 }
 
+/**
+ * The result of a tool call (in a `tool` message), or its error with `isError`.
+ *
+ * @example
+ * const result: ToolResultPart = { type: 'tool-result', toolCallId: 'call_1', name: 'weather', output: { temperatureC: 21 } };
+ */
 export interface ToolResultPart extends PartBase {
   type: 'tool-result';
   toolCallId: string;
@@ -49,12 +79,24 @@ export interface ToolResultPart extends PartBase {
   signature?: string;
 }
 
+/**
+ * A file: an image, audio or a document, inline (base64 `data`) or by `url`.
+ *
+ * @example
+ * const image: FilePart = { type: 'file', mediaType: 'image/png', data: pngBase64 };
+ */
 export type FilePart = PartBase & {
   type: 'file';
   mediaType: string;
   filename?: string;
 } & ({ data: string; url?: undefined } | { url: string; data?: undefined });
 
+/**
+ * A source the model cited (web search results, documents).
+ *
+ * @example
+ * const links = message.parts.flatMap((p) => (p.type === 'source' ? [p.url] : []));
+ */
 export interface SourcePart extends PartBase {
   type: 'source';
   url: string;
@@ -99,15 +141,39 @@ export interface CompactionPart extends PartBase {
   text: string;
 }
 
+/**
+ * Any part of a message: text, reasoning, a tool call or its result, a file, a source, a summary, ...
+ *
+ * @example
+ * const text = message.parts.filter((p): p is TextPart => p.type === 'text').map((p) => p.text).join('');
+ */
 export type Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | FilePart | SourcePart | SummaryPart | CompactionPart;
+/**
+ * The `type` of any part.
+ *
+ * @example
+ * const counts = new Map<PartType, number>();
+ */
 export type PartType = Part['type'];
 
+/**
+ * Where an assistant message came from: provider, model, dialect.
+ *
+ * @example
+ * if (message.provenance?.provider === 'anthropic') showBadge('Claude');
+ */
 export interface Provenance {
   provider: string;
   model: string;
   dialect: string;
 }
 
+/**
+ * One message of a thread: a role and its parts, with optional provenance (which provider/model wrote it) and metadata.
+ *
+ * @example
+ * const message: Message = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] };
+ */
 export interface Message {
   id: string;
   role: Role;

@@ -8,6 +8,12 @@ import type { Message } from './message.ts';
 /** A JSON Schema object (draft 2020-12 or 07 subset, as providers accept). */
 export type JSONSchema = Record<string, unknown>;
 
+/**
+ * A tool as the model sees it: name, description, JSON Schema of its input.
+ *
+ * @example
+ * const def: ToolDefinition = { name: 'weather', description: 'Weather for a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } };
+ */
 export interface ToolDefinition {
   name: string;
   description?: string;
@@ -16,8 +22,20 @@ export interface ToolDefinition {
   strict?: boolean;
 }
 
+/**
+ * Whether and which tool the model must call.
+ *
+ * @example
+ * const choice: ToolChoice = { type: 'tool', name: 'weather' };
+ */
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
 
+/**
+ * How hard a reasoning model thinks (mapped to each provider's setting).
+ *
+ * @example
+ * const request = { ...base, thinking: { effort: 'low' as ReasoningEffort } };
+ */
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 
 /**
@@ -46,6 +64,12 @@ export interface CacheSetting {
   ttl?: '5m' | '1h';
 }
 
+/**
+ * One model call in Parlance's terms, which every dialect encodes: messages, system prompt, tools, output schema, sampling, thinking.
+ *
+ * @example
+ * const request: ModelRequest = { model: 'gpt-5-mini', system: 'Be brief.', messages, maxOutputTokens: 400 };
+ */
 export interface ModelRequest {
   model: string;
   /** A system prompt; system-role messages in `messages` are joined after it. */

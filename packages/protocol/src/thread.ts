@@ -16,6 +16,13 @@ import { messageSchema, threadHeaderSchema } from './schema.ts';
  */
 export const THREAD_VERSION = 1;
 
+/**
+ * A conversation: versioned, serializable, the same shape in the browser, on the server and in storage.
+ *
+ * @example
+ * const thread: Thread = createThread('t1');
+ * localStorage.setItem('t1', serializeThread(thread));
+ */
 export interface Thread {
   version: typeof THREAD_VERSION;
   id: string;
@@ -23,6 +30,12 @@ export interface Thread {
   metadata?: Record<string, unknown>;
 }
 
+/**
+ * A stored message that failed validation, kept aside with the reason (see `parseThreadLenient`).
+ *
+ * @example
+ * for (const q of quarantined) console.warn(q.reason, q.raw);
+ */
 export interface QuarantinedMessage {
   index: number;
   path: (string | number)[];
