@@ -14,6 +14,12 @@ import { ParlanceError, type FilePart } from '@parlance/protocol';
 export const TINY_PNG_BASE64 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
+/**
+ * Which method of a fake image model was called.
+ *
+ * @example
+ * const generated = model.calls.filter((c) => c.call === ('generate' satisfies FakeImageCall));
+ */
 export type FakeImageCall = 'generate' | 'edit' | 'variations';
 
 /** The fields the fake reads; the whole request (image, mask, size...) is recorded. */
@@ -22,6 +28,12 @@ export interface FakeImageRequest {
   n?: number;
 }
 
+/**
+ * 
+ *
+ * @example
+ * const options: FakeImageModelOptions = { error: { code: 'rate_limited', message: 'Slow down', status: 429 } };
+ */
 export interface FakeImageModelOptions {
   provider?: string;
   modelId?: string;
@@ -31,6 +43,12 @@ export interface FakeImageModelOptions {
   error?: { code: ParlanceError['code']; message: string; status?: number };
 }
 
+/**
+ * An `ImageModel` for tests that records every call.
+ *
+ * @example
+ * expect(model.calls.map((c) => c.call)).toEqual(['generate']);
+ */
 export interface FakeImageModel {
   readonly provider: string;
   readonly modelId: string;

@@ -6,6 +6,12 @@
 import { ParlanceError, errorEvent, type Event, type LanguageModel, type ModelCallOptions, type ModelRequest } from '@parlance/protocol';
 import { turnAt, turnToEvents, type Script, type ScriptedTurn } from './script.ts';
 
+/**
+ * 
+ *
+ * @example
+ * const options: FakeModelOptions = { script: [{ text: 'Hi' }], provider: 'openai', modelId: 'gpt-5-mini', dialect: 'openai_responses' };
+ */
 export interface FakeModelOptions {
   script: Script;
   provider?: string;
@@ -14,6 +20,12 @@ export interface FakeModelOptions {
   dialect?: string;
 }
 
+/**
+ * A `LanguageModel` that replays a script and records its requests.
+ *
+ * @example
+ * expect(model.requests[1]!.messages.at(-1)!.role).toBe('tool');
+ */
 export interface FakeModel extends LanguageModel {
   /** Every request received, in order (deep copies, so later mutation by the caller does not rewrite history). */
   readonly requests: Omit<ModelRequest, 'model'>[];

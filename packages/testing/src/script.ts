@@ -5,6 +5,12 @@
  */
 import type { ErrorCode, Event, FinishReason, ModelRequest, Usage } from '@parlance/protocol';
 
+/**
+ * A tool call in a scripted turn (the id is generated when not given).
+ *
+ * @example
+ * const call: ScriptedToolCall = { name: 'weather', input: { city: 'Oslo' } };
+ */
 export interface ScriptedToolCall {
   /** Defaults to `call_<turn>_<index>`. */
   id?: string;
@@ -12,6 +18,12 @@ export interface ScriptedToolCall {
   input: unknown;
 }
 
+/**
+ * What a fake model or mock provider does for one call: reasoning, text, tool calls, usage, a finish reason, an error, delays.
+ *
+ * @example
+ * const turn: ScriptedTurn = { reasoning: 'Checking', text: ['It is ', '21°C'], usage: { inputTokens: 9, outputTokens: 4 }, delayMs: 20 };
+ */
 export interface ScriptedTurn {
   /** Reasoning, streamed first; an array gives the exact deltas. */
   reasoning?: string | string[];

@@ -31,6 +31,12 @@ export interface RecordedRequest {
 /** Turns, one per request (the last repeats), or a function of the request and its 0-based number. */
 export type MockScript = ScriptedTurn[] | ((request: RecordedRequest, call: number) => ScriptedTurn);
 
+/**
+ * 
+ *
+ * @example
+ * const options: MockProviderServerOptions = { dialect: 'google_gemini', script: (request, call) => ({ text: `call ${call} to ${request.url}` }) };
+ */
 export interface MockProviderServerOptions {
   dialect: DialectId;
   script: MockScript;
@@ -38,6 +44,13 @@ export interface MockProviderServerOptions {
   encoder?: WireEncoderOptions;
 }
 
+/**
+ * 
+ *
+ * @example
+ * const handler = mockProviderServer({ dialect: 'openai_completions', script: [{ text: 'Hi' }] });
+ * const response = await handler(new Request('https://api.openai.com/v1/chat/completions', { method: 'POST', body: '{}' }));
+ */
 export interface MockProviderHandler {
   (request: Request): Promise<Response>;
   /** Every request received, in order (including ones answered with an error). */

@@ -6,6 +6,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mockProviderServer, type MockProviderHandler, type MockProviderServerOptions, type RecordedRequest } from './handler.ts';
 
+/**
+ * A mock provider listening on 127.0.0.1 (see `serveMockProvider`).
+ *
+ * @example
+ * const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'test' });
+ */
 export interface MockProviderServer {
   /** `http://127.0.0.1:<port>`: use it as the provider's base URL. */
   url: string;

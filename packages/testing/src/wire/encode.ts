@@ -49,6 +49,12 @@ export function finalUsage(events: readonly Event[]): Usage {
   return usage;
 }
 
+/**
+ * 
+ *
+ * @example
+ * encodeEvents('openai_responses', events, { model: 'gpt-5-mini' });
+ */
 export interface EncodeEventsOptions extends WireEncoderOptions {
   /** Close the stream as the provider does after its last event (default true). */
   complete?: boolean;
