@@ -35,11 +35,24 @@ export const EXIT_DECODED_ERROR = 1;
  */
 export const EXIT_USAGE = 2;
 
+/**
+ * Where `runCli` writes (a Node stream, or anything with `write`); `once('drain')` is awaited for back-pressure.
+ *
+ * @example
+ * let out = '';
+ * const sink: Writable = { write: (chunk) => ((out += chunk), true) };
+ */
 export interface Writable {
   write(chunk: string): unknown;
   once?(event: 'drain', listener: () => void): unknown;
 }
 
+/**
+ * `runCli`'s input and outputs, injectable for tests.
+ *
+ * @example
+ * const io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+ */
 export interface CliIo {
   /** Read when the input is `-`. */
   stdin: AsyncIterable<Uint8Array | string>;

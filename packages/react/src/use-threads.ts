@@ -8,6 +8,12 @@ import type { Thread } from '@parlance/protocol';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 
+/**
+ * Where `useThreads` / `useThread` read threads: any persistence adapter with `list` (localStorage, IndexedDB), or your server.
+ *
+ * @example
+ * const source: ThreadSource = { list: () => fetch('/api/threads').then((r) => r.json()), load: (id) => fetch(`/api/threads/${id}`).then((r) => r.json()) };
+ */
 export interface ThreadSource {
   list(): Promise<ThreadSummary[]>;
   /** A stored record, a thread, or its JSON; undefined/null when there is none. */
