@@ -11,9 +11,12 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import type { DialectId } from '@parlance/dialects';
 import { jsonSchema, type LanguageModel, streamText, tool } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveMockProvider, type MockProviderServer } from '../src/mock-server/serve.ts';
 import { SCENARIO_NAMES, SCENARIOS, USAGE, type ScenarioName } from './scenarios.ts';
+
+// Real HTTP and real SDKs on a shared 2-core machine: generous per-test time, never a timing assertion.
+vi.setConfig({ testTimeout: 30_000 });
 
 const DIALECTS = ['anthropic_messages', 'openai_responses', 'openai_completions', 'google_gemini'] as const satisfies readonly DialectId[];
 const servers = new Map<DialectId, MockProviderServer>();

@@ -7,10 +7,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIALECT_IDS, getDialect, type DialectId } from '@parlance/dialects';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_SCHEMAS_DIR, discoveryValidator, GOOGLE_SCHEMA, OPENAI_SCHEMA, schemaValidator, validateAgainst, validateAgainstDiscovery } from '../../dialects/test/schemas.ts';
 import { mockProviderServer } from '../src/mock-server/handler.ts';
 import { SCENARIO_NAMES, SCENARIOS } from './scenarios.ts';
+
+// Real HTTP and real SDKs on a shared 2-core machine: generous per-test time, never a timing assertion.
+vi.setConfig({ testTimeout: 30_000 });
 
 const ANTHROPIC_SCHEMA = 'anthropic__lingua__openapi.yml';
 const OLLAMA_SCHEMA = 'ollama__ollama__openapi.yaml';

@@ -4,10 +4,13 @@
  * own typed objects and errors what the script said. One server per dialect; the model
  * name picks the scenario.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveMockProvider, type MockProviderServer } from '../src/mock-server/serve.ts';
 import { CARRIES_SIGNATURE, FINISH, RATE_LIMIT_ERROR, SDK_DIALECT, SDKS, sdkTurn, type Observed, type Sdk } from './sdk-clients.ts';
 import { SCENARIO_NAMES, SCENARIOS, USAGE, type ScenarioName } from './scenarios.ts';
+
+// Real HTTP and real SDKs on a shared 2-core machine: generous per-test time, never a timing assertion.
+vi.setConfig({ testTimeout: 30_000 });
 
 const servers = new Map<Sdk, MockProviderServer>();
 

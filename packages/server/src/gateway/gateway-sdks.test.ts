@@ -16,7 +16,7 @@ import type { Part } from '@parlance/protocol';
 import { serveMockProvider, type MockProviderServer } from '@parlance/testing';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SCENARIOS, SCENARIO_NAMES, USAGE, type ScenarioName } from '../../../testing/test/scenarios.ts';
 import {
   CARRIES_SIGNATURE,
@@ -32,6 +32,9 @@ import {
 } from '../../../testing/test/sdk-clients.ts';
 import { createGateway, type GatewayFinish } from './gateway.ts';
 import { staticKeys } from './keys.ts';
+
+// Real HTTP and real SDKs on a shared 2-core machine: generous per-test time, never a timing assertion.
+vi.setConfig({ testTimeout: 30_000 });
 
 const PROVIDER: Record<DialectId, Omit<ModelSpec, 'model'>> = {
   openai_completions: { provider: 'openai', dialect: 'openai_completions' },
