@@ -76,6 +76,12 @@ export interface StepRunResult<O = unknown> extends ChatResult<O> {
   toolResults: ToolResultPart[];
 }
 
+/**
+ * What `createEngine` gives: `generate` (one call), `step` (one call and its tools), `chat` (the loop), each also as an event stream.
+ *
+ * @example
+ * for await (const event of engine.streamChat({ prompt: 'Hi' })) if (event.type === 'text-delta') process.stdout.write(event.delta);
+ */
 export interface Engine {
   readonly defaults: Readonly<EngineOptions>;
   /** One model call; tools are offered but not run. */

@@ -39,8 +39,20 @@ export interface ToolResultInfo {
   isError: boolean;
 }
 
+/**
+ * What a tool's thrown error does to the run: `continue` (the model sees the error), `halt`, or a function that decides.
+ *
+ * @example
+ * createEngine({ onToolError: (error, call) => (call.name === 'pay' ? 'halt' : 'continue') });
+ */
 export type ToolErrorPolicy = 'continue' | 'halt' | ((error: unknown, call: ToolCallInfo) => 'continue' | 'halt');
 
+/**
+ * Callbacks around requests and tool calls (see each member).
+ *
+ * @example
+ * createEngine({ beforeToolCall: (call) => (call.name === 'delete_all' ? { block: 'not allowed here' } : undefined) });
+ */
 export interface Hooks {
   /** Sees (and may replace) every request before it goes to the model. */
   beforeRequest?: (
@@ -93,6 +105,12 @@ export interface SharedOptions
   telemetry?: TelemetryOptions | false;
 }
 
+/**
+ * The engine's defaults (model, tools, system prompt, limits, hooks) plus where keys and fetch come from.
+ *
+ * @example
+ * const options: EngineOptions = { model: 'openai:gpt-5-mini', system: 'Be brief.', maxSteps: 4, env: workerEnv };
+ */
 export interface EngineOptions extends SharedOptions {
   resolveModel?: ModelResolver;
   env?: Record<string, string | undefined>;
@@ -107,6 +125,12 @@ export type MessageInput = Message | { role: Role; content: string; id?: string 
 /** What continues a paused run: the protocol's contract type, the same the server validates and the client sends. */
 export type { ResumeInput };
 
+/**
+ * One call: the conversation (`messages`, `thread` and/or `prompt`), an `output` schema, a signal, a `resume`, and any default overridden.
+ *
+ * @example
+ * await engine.chat({ thread, prompt: 'And tomorrow?', signal: AbortSignal.timeout(30_000) });
+ */
 export interface CallOptions<O extends SchemaLike | undefined = undefined> extends SharedOptions {
   /** The conversation so far (use `thread` to keep its id). */
   messages?: MessageInput[];

@@ -18,6 +18,12 @@ export interface ModelPricing {
   cacheWrite?: number;
 }
 
+/**
+ * What the catalog knows about a model: context window, output limit, input kinds, reasoning, prices.
+ *
+ * @example
+ * const { contextWindow, pricing } = getModelInfo('openai', 'gpt-5-mini');
+ */
 export interface ModelInfo {
   provider: string;
   id: string;

@@ -22,6 +22,12 @@ import {
   type Usage,
 } from '@parlance/protocol';
 
+/**
+ * One model call of a run and the tool results it led to.
+ *
+ * @example
+ * for (const step of result.steps) console.log(step.step, step.finishReason);
+ */
 export interface StepResult {
   step: number;
   /** The model's response in this step. */
@@ -35,6 +41,12 @@ export interface StepResult {
 /** A call waiting on the caller: the protocol's `PendingInput` (one rule, `pendingInputs`, derives them). */
 export type PendingCall = PendingInput;
 
+/**
+ * What `chat` resolves to: the thread, each step, usage, why it stopped, the output, and what a paused run waits for.
+ *
+ * @example
+ * const { thread, haltReason, pending, usage } = await engine.chat({ prompt: 'Hi' });
+ */
 export interface ChatResult<O = unknown> {
   thread: Thread;
   steps: StepResult[];

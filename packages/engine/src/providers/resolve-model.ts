@@ -7,6 +7,12 @@ import { ParlanceError, type LanguageModel } from '@parlance/protocol';
 import { builtinProviders } from './builtin/index.ts';
 import type { Provider, ProviderSettings } from './types.ts';
 
+/**
+ * Settings for the resolved model, plus providers of your own by id.
+ *
+ * @example
+ * resolveModel('acme:large', { providers: { acme }, apiKey: process.env.ACME_KEY });
+ */
 export interface ResolveModelOptions extends ProviderSettings {
   /** Providers to resolve ids against, over the built-in ones (your `defineProvider`s). */
   providers?: Record<string, Provider>;

@@ -35,6 +35,12 @@ export interface ModelContext {
 
 export type ModelCatalogEntry = Partial<Omit<ModelInfo, 'provider' | 'id' | 'known'>>;
 
+/**
+ * What a provider is: base URL (and its environment variable), auth, dialect, headers and quirks.
+ *
+ * @example
+ * const definition: ProviderDefinition = { id: 'acme', baseURL: 'https://llm.acme.dev/v1', baseURLEnv: 'ACME_BASE_URL', auth: { env: 'ACME_API_KEY' }, dialect: 'openai_completions' };
+ */
 export interface ProviderDefinition {
   id: string;
   /** Named in error messages (default: the id). */
@@ -73,7 +79,12 @@ export interface ProviderDefinition {
 
 export type ApiKeySource = string | (() => string | undefined | Promise<string | undefined>);
 
-/** Runtime settings: where to send, with what key, through which fetch. */
+/**
+ * Runtime settings: where to send, with what key, through which fetch.
+ *
+ * @example
+ * const settings: ProviderSettings = { apiKey: () => vault.get('openai'), baseURL: 'https://proxy.internal/v1', retry: { maxRetries: 5 } };
+ */
 export interface ProviderSettings extends ProviderTransportOptions {
   /** The key, or a function returning it (called for every request). Default: the environment. */
   apiKey?: ApiKeySource;
@@ -93,6 +104,12 @@ export interface ProviderModel extends LanguageModel {
   toJSON(): { provider: string; modelId: string; dialect: string };
 }
 
+/**
+ * A provider: `model(id)` gives a LanguageModel, `withSettings` a configured copy.
+ *
+ * @example
+ * const model = openai.withSettings({ apiKey: key }).model('gpt-5-mini');
+ */
 export interface Provider {
   readonly id: string;
   readonly name: string;

@@ -6,6 +6,12 @@
 import { ParlanceError, type JSONSchema, type Message, type ToolDefinition } from '@parlance/protocol';
 import { resolveSchema, type InferSchemaOutput, type ResolvedSchema, type SchemaLike } from './schema.ts';
 
+/**
+ * What `execute` gets beside the input: the call id, an abort signal, the history, and `askUser`.
+ *
+ * @example
+ * execute: async ({ city }, { signal }) => (await fetch(`https://wttr.in/${city}?format=j1`, { signal })).json()
+ */
 export interface ToolContext {
   toolCallId: string;
   /** Aborts when the run is cancelled or the tool's timeout passes. */
@@ -20,8 +26,20 @@ export interface ToolContext {
   askUser(question: string): Promise<never>;
 }
 
+/**
+ * Whether a call waits for the user's approval: always, never, or decided per input.
+ *
+ * @example
+ * tool({ name: 'transfer', input, needsApproval: ({ amount }) => amount > 100, execute });
+ */
 export type NeedsApproval<I> = boolean | ((input: I, context: { toolCallId: string }) => boolean | Promise<boolean>);
 
+/**
+ * What `tool()` takes: name, description, input schema, `execute`, and whether it needs approval, with a timeout.
+ *
+ * @example
+ * const config: ToolConfig<typeof input, string> = { name: 'echo', input, execute: async ({ text }) => text };
+ */
 export interface ToolConfig<S extends SchemaLike, R> {
   /** The name the model calls (letters, digits, `_` and `-`, at most 64). */
   name: string;
@@ -39,6 +57,12 @@ export interface ToolConfig<S extends SchemaLike, R> {
   strict?: boolean;
 }
 
+/**
+ * A tool made by `tool()`: its definition for the model plus its validated `execute`.
+ *
+ * @example
+ * const definitions = [weather, search].map((t: AnyTool) => t.definition);
+ */
 export interface Tool<S extends SchemaLike = SchemaLike, R = unknown> extends ToolConfig<S, R> {
   readonly definition: ToolDefinition;
   readonly schema: ResolvedSchema<InferSchemaOutput<S>>;
@@ -46,6 +70,12 @@ export interface Tool<S extends SchemaLike = SchemaLike, R = unknown> extends To
 
 /** Any tool, whatever its schema: what the engine holds in a list. */
 // Handlers of different tools take different inputs.
+/**
+ * Any tool, whatever its schema: what the engine holds in a list.
+ *
+ * @example
+ * const tools: AnyTool[] = [weather, search];
+ */
 export type AnyTool = Tool<any, any>;
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
