@@ -196,7 +196,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     limits,
     // Where a cancel can call the run's owner directly (one context: Node, a Durable Object) it does,
     // through onCancel; on Workers the owner's own timer looks every 100 ms (no I/O, cheap).
-    heartbeatMs: pollMs === false ? limits.leaseMs / 4 : Math.min(100, limits.leaseMs / 4),
+    renewEveryMs: pollMs === false ? limits.leaseMs / 4 : Math.min(100, limits.leaseMs / 4),
     ...(pollMs === false
       ? {
           onCancel(runId: string, listener: () => void) {
@@ -258,7 +258,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       }
       return before;
     },
-    async heartbeat(runId) {
+    async renewLease(runId) {
       const run = runs.get(runId);
       if (!run) return { cancelled: true };
       if (run.record.status === 'running') run.leaseUntil = now() + limits.leaseMs;

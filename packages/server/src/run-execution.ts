@@ -1,7 +1,7 @@
 /**
  * The life of a run on the instance that calls the upstream model: read the runner's
  * events into the store, keep the run's lease alive, abort the upstream call when any
- * instance cancels (seen through `append`, `heartbeat` or the store's `onCancel`), stop it
+ * instance cancels (seen through `append`, `renewLease` or the store's `onCancel`), stop it
  * at the store's limits, and always end it with exactly one `chat-finish`.
  *
  * Nothing here lets another request touch this run's I/O: on Workers a request may not
@@ -48,9 +48,9 @@ export async function executeRun(execution: RunExecution): Promise<void> {
     grace = setTimeout(() => stop(CANCELLED()), execution.cancelGraceMs ?? 5_000);
   };
 
-  const every = store.heartbeatMs ?? store.limits.leaseMs / 4;
+  const every = store.renewEveryMs ?? store.limits.leaseMs / 4;
   const beat = setInterval(() => {
-    store.heartbeat(runId).then(
+    store.renewLease(runId).then(
       (signal) => signal.cancelled && cancel(),
       (error) => execution.onError(error),
     );
@@ -86,8 +86,8 @@ export async function executeRun(execution: RunExecution): Promise<void> {
       }
     }
   } catch (error) {
-    // A runner failing right after a cancel was asked for (before a heartbeat saw it) ends cancelled, not failed.
-    if (!controller.signal.aborted && (await store.heartbeat(runId).catch(() => ({ cancelled: false }))).cancelled) {
+    // A runner failing right after a cancel was asked for (before a lease renewal saw it) ends cancelled, not failed.
+    if (!controller.signal.aborted && (await store.renewLease(runId).catch(() => ({ cancelled: false }))).cancelled) {
       controller.abort(CANCELLED());
     }
     if (ParlanceError.isInstance(error) && error.code === 'run_limit') stop(error);

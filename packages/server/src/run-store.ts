@@ -40,7 +40,7 @@ export interface CreatedRun {
   created: boolean;
 }
 
-/** What `append` and `heartbeat` tell the instance running the upstream call. */
+/** What `append` and `renewLease` tell the instance running the upstream call. */
 export interface RunSignal {
   /** A cancel was requested (on any instance): abort the upstream call. */
   cancelled: boolean;
@@ -120,15 +120,15 @@ export interface RunStore {
   /** Asks whichever instance runs it to abort. Returns the run as it was, or undefined when unknown. */
   cancel(runId: string): Promise<RunRecord | undefined>;
   /**
-   * How often the instance running a run calls `heartbeat` (default `leaseMs / 4`); with no
+   * How often the instance running a run calls `renewLease` (default `leaseMs / 4`); with no
    * `onCancel`, this bounds how long a cancel takes to reach the upstream call.
    */
-  readonly heartbeatMs?: number;
-  /** Called by the instance running the run every `heartbeatMs`: renews the lease and says whether to cancel. */
-  heartbeat(runId: string): Promise<RunSignal>;
+  readonly renewEveryMs?: number;
+  /** Called by the instance running the run every `renewEveryMs`: renews the lease and says whether to cancel. */
+  renewLease(runId: string): Promise<RunSignal>;
   /**
    * Optional push for cancels (Redis pub/sub): calls `listener` as soon as any instance cancels the run.
-   * Without it, a cancel is seen at the next `append` or `heartbeat`.
+   * Without it, a cancel is seen at the next `append` or `renewLease`.
    */
   onCancel?(runId: string, listener: () => void): () => void;
   /** Throws `store_unavailable` when the store cannot be used. */

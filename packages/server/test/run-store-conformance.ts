@@ -112,16 +112,16 @@ export function runStoreConformance(name: string, options: ConformanceOptions): 
       expect((await collect(s.follow(run.id, -1), 2)).map((e) => e.seq)).toEqual([0, 1]);
     });
 
-    it('passes a cancel to the instance running the run: through heartbeat, append and onCancel', async () => {
+    it('passes a cancel to the instance running the run: through renewLease, append and onCancel', async () => {
       const s = await store();
       const { run } = await s.create(fresh());
       let pushed = false;
       const unsubscribe = s.onCancel?.(run.id, () => (pushed = true));
-      expect(await s.heartbeat(run.id)).toEqual({ cancelled: false });
+      expect(await s.renewLease(run.id)).toEqual({ cancelled: false });
       expect((await s.append(run.id, delta('a'))).cancelled).toBe(false);
       expect(await s.cancel(`${run.id}_unknown`)).toBeUndefined();
       expect((await s.cancel(run.id))?.status).toBe('running');
-      expect(await s.heartbeat(run.id)).toEqual({ cancelled: true });
+      expect(await s.renewLease(run.id)).toEqual({ cancelled: true });
       expect((await s.append(run.id, delta('b'))).cancelled).toBe(true);
       if (unsubscribe) {
         await until(() => pushed, 'onCancel');
@@ -184,7 +184,7 @@ export function runStoreConformance(name: string, options: ConformanceOptions): 
       await s.append(kept.id, delta('alive'));
       for (let i = 0; i < 8; i++) {
         await sleep(75);
-        await s.heartbeat(kept.id);
+        await s.renewLease(kept.id);
       }
       const events = (await collect(s.follow(lost.id, -1))).map((e) => e.event);
       expect(events[0]).toEqual(delta('partial'));

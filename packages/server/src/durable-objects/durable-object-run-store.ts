@@ -120,7 +120,7 @@ export function createDurableObjectRunStore(options: DurableObjectRunStoreOption
     async cancel(runId) {
       return (await call<RunRecord | null>(shardOfRun(runId), 'cancel', [runId])) ?? undefined;
     },
-    heartbeat: (runId) => call<RunSignal>(shardOfRun(runId), 'heartbeat', [runId]),
+    renewLease: (runId) => call<RunSignal>(shardOfRun(runId), 'renewLease', [runId]),
     onCancel(runId, listener) {
       // A long poll held in the object: the owner hears of a cancel the moment it is asked for.
       const stop = new AbortController();
@@ -130,7 +130,7 @@ export function createDurableObjectRunStore(options: DurableObjectRunStoreOption
             const signal = await call<RunSignal>(shardOfRun(runId), 'waitCancel', [runId, LONG_POLL_MS], stop.signal);
             if (signal.cancelled) return listener();
           } catch {
-            return; // the heartbeat still carries the cancel
+            return; // renewLease still carries the cancel
           }
         }
       })();

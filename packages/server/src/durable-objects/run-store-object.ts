@@ -14,7 +14,7 @@ import type { RunLimits } from '../run-store.ts';
 
 /** One call from a Worker to the object. */
 export interface RunStoreCall {
-  op: 'create' | 'get' | 'append' | 'finish' | 'cancel' | 'heartbeat' | 'waitCancel' | 'read';
+  op: 'create' | 'get' | 'append' | 'finish' | 'cancel' | 'renewLease' | 'waitCancel' | 'read';
   args: unknown[];
   limits: RunLimits;
 }
@@ -59,8 +59,8 @@ export class ParlanceRunStoreObject {
             return store.finish(a[0]);
           case 'cancel':
             return store.cancel(a[0]);
-          case 'heartbeat':
-            return store.heartbeat(a[0]);
+          case 'renewLease':
+            return store.renewLease(a[0]);
           case 'waitCancel':
             return store.waitCancel(a[0], a[1], request.signal);
           case 'read':

@@ -210,8 +210,8 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
     async cancel(runId: string) {
       return record((await script('cancel', [runKey(runId)], [channel(runId), ...RECORD_FIELDS])) as (string | null)[]);
     },
-    async heartbeat(runId: string) {
-      const reply = await script('heartbeat', [runKey(runId), runningKey], [runId, limits.leaseMs]);
+    async renewLease(runId: string) {
+      const reply = await script('renewLease', [runKey(runId), runningKey], [runId, limits.leaseMs]);
       return { cancelled: reply[0] === 1 };
     },
     onCancel(runId, listener) {
@@ -219,7 +219,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       let stopped = false;
       void listen(channel(runId), (message) => message === 'c' && listener()).then(
         (off) => (stopped ? off() : (stop = off)),
-        () => {}, // heartbeat still carries the cancel
+        () => {}, // renewLease still carries the cancel
       );
       return () => {
         stopped = true;

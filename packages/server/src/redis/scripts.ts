@@ -61,7 +61,7 @@ end
 return before`,
 
   // KEYS: run, running. ARGV: id, leaseMs. Returns {1} to cancel (or the run is gone), {0} to go on.
-  heartbeat: `local h = redis.call('HMGET', KEYS[1], 'status', 'cancel')
+  renewLease: `local h = redis.call('HMGET', KEYS[1], 'status', 'cancel')
 if not h[1] then return {1} end
 if h[1] == 'running' then
   ${NOW}
