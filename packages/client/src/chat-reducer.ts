@@ -127,7 +127,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       else if (event.type === 'chat-finish') {
         delete next.run;
         const halt = event.haltReason;
-        if (event.thread) next.thread = { ...event.thread, messages: share(messages, event.thread.messages) };
+        // The server holds the active path only; the other versions stay the client's.
+        if (event.thread) next.thread = { ...event.thread, messages: share(messages, event.thread.messages), ...(state.thread.branches ? { branches: state.thread.branches } : {}) };
         const known = new Set(state.pending.map((p) => p.toolCallId));
         next.pending =
           halt === 'client-tool-calls'

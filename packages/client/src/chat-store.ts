@@ -4,7 +4,7 @@
  * per animation frame (store.ts); each message can be subscribed to on its own, so
  * a list re-renders only the message that changed. Options are read at call time.
  */
-import { ParlanceError, createThread, type Message, type Part, type Thread } from '@parlance/protocol';
+import { ParlanceError, createThread, forkAt, siblingsOf, switchBranch, type Message, type Part, type Siblings, type Thread } from '@parlance/protocol';
 import { chatReducer, pausedOn, type ChatAction, type ChatState } from './chat-reducer.ts';
 import { loadRecord, toRecord, type PersistAdapter } from './persist.ts';
 import { emitRunFinish } from './run-events.ts';
@@ -127,10 +127,7 @@ export class ChatStore extends Store<ChatState> {
   persisted = (): Promise<void> => this.#saving ?? Promise.resolve();
 
   send = (input: string | Part[] | Message, options: { mode?: SendMode } = {}): Promise<void> => {
-    const message: Message =
-      typeof input === 'object' && 'role' in input
-        ? input
-        : { id: this.#id(), role: 'user', parts: typeof input === 'string' ? [{ type: 'text', text: input }] : input, createdAt: new Date().toISOString() };
+    const message: Message = typeof input === 'object' && 'role' in input ? input : this.#userMessage(input);
     const s = this.state;
     if (busy(s) || s.pending.length) {
       this.#dispatch({ type: 'queue', message });
@@ -156,16 +153,67 @@ export class ChatStore extends Store<ChatState> {
     this.#continue();
   };
 
-  /** Asks again for the last answer: drops everything after the last user message and runs. */
-  regenerate = (): Promise<void> => {
-    if (busy(this.state)) return this.idle();
-    const messages = this.state.thread.messages;
-    let last = messages.length - 1;
-    while (last >= 0 && messages[last]!.role !== 'user') last--;
-    this.#dispatch({ type: 'thread', thread: { ...this.state.thread, messages: messages.slice(0, last + 1) } });
+  /** A change to the thread's versions is refused (`busy`) while a response streams or waits to be sent. */
+  #refuseWhileBusy(what: string): ParlanceError | undefined {
+    if (!busy(this.state) && !this.#resumeDue()) return undefined;
+    return new ParlanceError('busy', `Cannot ${what} while a response is streaming; stop it or wait for idle() first`, { retryable: false });
+  }
+
+  #userMessage(input: string | Part[]): Message {
+    return { id: this.#id(), role: 'user', parts: typeof input === 'string' ? [{ type: 'text', text: input }] : input, createdAt: new Date().toISOString() };
+  }
+
+  /**
+   * Asks again for an answer (the last one, or the one `messageId` belongs to). The old answer is kept
+   * as a sibling version (`siblings()` counts it, `switchBranch` brings it back). Rejects with a
+   * ParlanceError `busy` while a response streams.
+   */
+  regenerate = (messageId?: string): Promise<void> => {
+    const refused = this.#refuseWhileBusy('regenerate');
+    if (refused) return Promise.reject(refused);
+    const { thread } = this.state;
+    const messages = thread.messages;
+    let at = messageId === undefined ? messages.length - 1 : messages.findIndex((m) => m.id === messageId);
+    if (messageId !== undefined && at < 0) return Promise.reject(new ParlanceError('invalid_request', `Message ${messageId} is not in the chat`, { retryable: false }));
+    // The answer starts right after the user message it answers.
+    while (at >= 0 && messages[at]!.role !== 'user') at--;
+    this.#responses.clear();
+    this.#dispatch({ type: 'thread', thread: forkAt(thread, at + 1) });
     void this.#drive([]);
     return this.idle();
   };
+
+  /**
+   * Edits a user message: the edited text is sent as a new version of it, and the old message with
+   * everything that followed it is kept as a sibling version. Rejects with a ParlanceError `busy`
+   * while a response streams, `invalid_request` for a message that is not a user message in the chat.
+   */
+  edit = (messageId: string, input: string | Part[]): Promise<void> => {
+    const refused = this.#refuseWhileBusy('edit a message');
+    if (refused) return Promise.reject(refused);
+    const { thread } = this.state;
+    const at = thread.messages.findIndex((m) => m.id === messageId);
+    if (thread.messages[at]?.role !== 'user') return Promise.reject(new ParlanceError('invalid_request', `Message ${messageId} is not a user message in the chat`, { retryable: false }));
+    this.#responses.clear();
+    this.#dispatch({ type: 'thread', thread: forkAt(thread, at) });
+    void this.#drive([this.#userMessage(input)]);
+    return this.idle();
+  };
+
+  /**
+   * Shows version `index` (0-based) of the message `messageId` (the `‹ ›` arrows): the active path
+   * changes, nothing is sent. Throws a ParlanceError `busy` while a response streams, and
+   * `invalid_request` for a message not shown or a version it does not have.
+   */
+  switchBranch = (messageId: string, index: number): void => {
+    const refused = this.#refuseWhileBusy('switch versions');
+    if (refused) throw refused;
+    this.#responses.clear();
+    this.#dispatch({ type: 'thread', thread: switchBranch(this.state.thread, messageId, index) });
+  };
+
+  /** Which version of its siblings a shown message is, e.g. `{ index: 0, count: 3 }` for "1/3". */
+  siblings = (messageId: string): Siblings => siblingsOf(this.state.thread, messageId);
 
   /** After an error: resumes the run if it is still known, else sends the thread (and queue) again. */
   retry = (): Promise<void> => {
@@ -244,7 +292,9 @@ export class ChatStore extends Store<ChatState> {
       if (messages) {
         if (!this.state.thread.id) this.#dispatch({ type: 'thread', thread: { ...this.state.thread, id: this.#id() } });
         this.#dispatch({ type: 'submit', messages });
-        const body = { thread: this.state.thread, clientRequestId: this.#id(), ...(o.model ? { model: o.model } : {}), ...(o.options ? { options: o.options } : {}), ...(resume ? { resume } : {}) };
+        // Only the active path goes to the server: the model never sees the other versions.
+        const { branches: _, ...thread } = this.state.thread;
+        const body = { thread, clientRequestId: this.#id(), ...(o.model ? { model: o.model } : {}), ...(o.options ? { options: o.options } : {}), ...(resume ? { resume } : {}) };
         const started = await postChat(o, body, abort.signal);
         if (!started.runId) throw new ParlanceError('invalid_response', 'The server did not name the run (X-Parlance-Run-Id)');
         this.#dispatch({ type: 'run', runId: started.runId });

@@ -4,7 +4,7 @@
  * versioned; older ones migrate on load, and a corrupt message is quarantined
  * (kept aside with its reason) instead of costing the whole thread.
  */
-import { ParlanceError, parseThreadLenient, type FoldState, type Message, type QuarantinedMessage, type Thread } from '@parlance/protocol';
+import { ParlanceError, createThread, parseThreadLenient, type FoldState, type Message, type QuarantinedMessage, type Thread } from '@parlance/protocol';
 
 export const RECORD_VERSION = 1;
 
@@ -71,8 +71,8 @@ export function loadRecord(stored: unknown): ChatRecord {
   if ((record.version ?? 0) > RECORD_VERSION) throw new ParlanceError('invalid_request', `Stored chat version ${record.version} is newer than this library`, { retryable: false });
   const { thread, quarantined } = parseThreadLenient(record.thread);
   const out: ChatRecord = { version: RECORD_VERSION, thread, quarantined: [...(record.quarantined ?? []), ...quarantined] };
-  if (record.run?.runId && record.run.fold) out.run = shift(record.run, quarantined.map((q) => q.index));
-  if (Array.isArray(record.queue)) out.queue = parseThreadLenient({ version: 1, id: '', messages: record.queue }).thread.messages;
+  if (record.run?.runId && record.run.fold) out.run = shift(record.run, quarantined.flatMap((q) => (q.index >= 0 ? [q.index] : [])));
+  if (Array.isArray(record.queue)) out.queue = parseThreadLenient(createThread('', record.queue)).thread.messages;
   if (record.updatedAt) out.updatedAt = record.updatedAt;
   return out;
 }

@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   'run_lost',
   /** The server's run store (Redis, Durable Object) did not answer; nothing was started or the run could not go on. */
   'store_unavailable',
+  /** A chat is streaming a response: editing, regenerating or switching versions waits until it ends (`await chat.idle()`). */
+  'busy',
   'unknown',
 ] as const;
 

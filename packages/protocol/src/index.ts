@@ -88,6 +88,7 @@ export type {
   ToolDefinition,
 } from './request.ts';
 export type { Response } from './response.ts';
+export { BRANCH_ROOT, forkAt, siblingsOf, switchBranch, type Siblings, type ThreadBranch } from './branches.ts';
 export { messageSchema, partSchema } from './schema.ts';
 export {
   THREAD_VERSION,

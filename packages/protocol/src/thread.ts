@@ -1,9 +1,10 @@
 /**
  * Threads: a conversation as plain JSON. `serializeThread` / `parseThread` round
- * trip losslessly (providerState included); older versions migrate on parse; an
- * invalid message is a typed error naming its path, or, with `parseThreadLenient`,
- * is quarantined so one bad record never costs the rest of the thread.
+ * trip losslessly (providerState and inactive branches included); older versions
+ * migrate on parse; an invalid message is a typed error naming its path, or, with
+ * `parseThreadLenient`, is quarantined so one bad record never costs the rest of the thread.
  */
+import type { ThreadBranch } from './branches.ts';
 import { ParlanceError } from './error.ts';
 import type { Message } from './message.ts';
 import { messageSchema, threadHeaderSchema } from './schema.ts';
@@ -14,7 +15,7 @@ import { messageSchema, threadHeaderSchema } from './schema.ts';
  * @example
  * if (stored.version > THREAD_VERSION) showUpgradeNotice();
  */
-export const THREAD_VERSION = 1;
+export const THREAD_VERSION = 2;
 
 /**
  * A conversation: versioned, serializable, the same shape in the browser, on the server and in storage.
@@ -24,9 +25,13 @@ export const THREAD_VERSION = 1;
  * localStorage.setItem('t1', serializeThread(thread));
  */
 export interface Thread {
-  version: typeof THREAD_VERSION;
+  /** 2 since threads branch; a version 1 thread (linear, no `branches`) is still a valid value. */
+  version: typeof THREAD_VERSION | 1;
   id: string;
+  /** The active path: the linear conversation the model sees (see branches.ts). */
   messages: Message[];
+  /** The inactive versions of edited or regenerated messages, keyed by the message they follow. */
+  branches?: Record<string, ThreadBranch>;
   metadata?: Record<string, unknown>;
 }
 
@@ -37,6 +42,7 @@ export interface Thread {
  * for (const q of quarantined) console.warn(q.reason, q.raw);
  */
 export interface QuarantinedMessage {
+  /** The message's position on the active path, or -1 for one stored in an inactive branch. */
   index: number;
   path: (string | number)[];
   reason: string;
@@ -79,9 +85,11 @@ function invalid(path: (string | number)[], reason: string, cause?: unknown): Pa
 
 /**
  * Version 0 was the pre-release shape: no `version` field, and messages carried
- * `content` (a string or a parts array) instead of `parts`.
+ * `content` (a string or a parts array) instead of `parts`. Version 1 was linear:
+ * it is a version 2 tree with no other versions, so only the number changes.
  */
 function migrate(raw: Record<string, unknown>): Record<string, unknown> {
+  if (raw.version === 1) return { ...raw, version: THREAD_VERSION };
   if (raw.version === undefined || raw.version === 0) {
     const messages = Array.isArray(raw.messages)
       ? raw.messages.map((m) => {
@@ -122,8 +130,61 @@ function parseRoot(input: string | unknown): Record<string, unknown> {
   return migrated;
 }
 
-function build(root: Record<string, unknown>, messages: Message[]): Thread {
-  return createThread(root.id as string, messages, root.metadata as Record<string, unknown> | undefined);
+function build(root: Record<string, unknown>, messages: Message[], branches: [string, ThreadBranch][]): Thread {
+  const thread = createThread(root.id as string, messages, root.metadata as Record<string, unknown> | undefined);
+  // fromEntries defines own keys, so an id such as "__proto__" stays data.
+  if (branches.length) thread.branches = Object.fromEntries(branches);
+  return thread;
+}
+
+type Quarantine = (entry: QuarantinedMessage) => void;
+
+/** Checks one message; a bad one throws (strict) or is handed to `quarantine` (lenient) and dropped. */
+function checkMessage(raw: unknown, path: (string | number)[], index: number, quarantine?: Quarantine): raw is Message {
+  const result = messageSchema.safeParse(raw);
+  if (result.success) return true;
+  const first = describe(result.error.issues[0] as Issue, path);
+  if (!quarantine) throw invalid(first.path, first.reason, result.error);
+  quarantine({ index, raw, ...first });
+  return false;
+}
+
+/**
+ * Reads `branches`: each entry `{ active, others }` with `active` in 0..others.length and every
+ * other version a list of valid messages. Lenient: a bad message is quarantined (index -1), a
+ * version left empty is dropped, and a malformed entry is set aside whole.
+ */
+function readBranches(raw: unknown, quarantine?: Quarantine): [string, ThreadBranch][] {
+  if (raw === undefined) return [];
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    if (!quarantine) throw invalid(['branches'], 'expected an object of branches');
+    quarantine({ index: -1, raw, path: ['branches'], reason: 'expected an object of branches' });
+    return [];
+  }
+  const out: [string, ThreadBranch][] = [];
+  for (const [key, entry] of Object.entries(raw)) {
+    const e = entry as Partial<ThreadBranch> | null;
+    const others = e?.others;
+    const active = e?.active;
+    const shape =
+      Array.isArray(others) && Number.isInteger(active) && active! >= 0 && active! <= others.length && others.every((v) => Array.isArray(v) && v.length)
+        ? undefined
+        : 'expected { active, others }: others a list of non-empty versions, active from 0 to their count';
+    if (shape) {
+      if (!quarantine) throw invalid(['branches', key], shape);
+      quarantine({ index: -1, raw: entry, path: ['branches', key], reason: shape });
+      continue;
+    }
+    const kept: Message[][] = [];
+    let at = active as number;
+    others!.forEach((version: unknown[], v) => {
+      const messages = version.filter((m, i): m is Message => checkMessage(m, ['branches', key, 'others', v, i], -1, quarantine));
+      if (messages.length) kept.push(messages);
+      else if (v < at) at--;
+    });
+    if (kept.length) out.push([key, { active: at, others: kept }]);
+  }
+  return out;
 }
 
 /**
@@ -134,18 +195,9 @@ function build(root: Record<string, unknown>, messages: Message[]): Thread {
  */
 export function parseThread(input: string | unknown): Thread {
   const root = parseRoot(input);
-  const raw = root.messages as unknown[];
-  const messages: Message[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    const result = messageSchema.safeParse(raw[i]);
-    if (!result.success) {
-      const first = describe(result.error.issues[0] as Issue, ['messages', i]);
-      throw invalid(first.path, first.reason, result.error);
-    }
-    // Keep the input itself, not zod's copy: a copy drops keys such as "__proto__" inside opaque data.
-    messages.push(raw[i] as Message);
-  }
-  return build(root, messages);
+  // Keep the input itself, not the schema's copy: a copy drops keys such as "__proto__" inside opaque data.
+  const messages = (root.messages as unknown[]).filter((m, i): m is Message => checkMessage(m, ['messages', i], i));
+  return build(root, messages, readBranches(root.branches));
 }
 
 /**
@@ -157,13 +209,8 @@ export function parseThread(input: string | unknown): Thread {
  */
 export function parseThreadLenient(input: string | unknown): { thread: Thread; quarantined: QuarantinedMessage[] } {
   const root = parseRoot(input);
-  const raw = root.messages as unknown[];
-  const messages: Message[] = [];
   const quarantined: QuarantinedMessage[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    const result = messageSchema.safeParse(raw[i]);
-    if (result.success) messages.push(raw[i] as Message);
-    else quarantined.push({ index: i, raw: raw[i], ...describe(result.error.issues[0] as Issue, ['messages', i]) });
-  }
-  return { thread: build(root, messages), quarantined };
+  const quarantine = (entry: QuarantinedMessage) => quarantined.push(entry);
+  const messages = (root.messages as unknown[]).filter((m, i): m is Message => checkMessage(m, ['messages', i], i, quarantine));
+  return { thread: build(root, messages, readBranches(root.branches, quarantine)), quarantined };
 }

@@ -31,6 +31,12 @@ export interface UseChatResult extends ChatState {
   send: ChatStore['send'];
   stop: ChatStore['stop'];
   regenerate: ChatStore['regenerate'];
+  /** Sends a new version of a user message; the old one and what followed stay a sibling version. */
+  edit: ChatStore['edit'];
+  /** Shows another version of a message (the `‹ 1/3 ›` arrows); throws `busy` while a response streams. */
+  switchBranch: ChatStore['switchBranch'];
+  /** Which of its versions a shown message is: `{ index, count }`. */
+  siblings: ChatStore['siblings'];
   retry: ChatStore['retry'];
   submitToolResult: ChatStore['submitToolResult'];
   approve: ChatStore['approve'];
@@ -42,7 +48,7 @@ export interface UseChatResult extends ChatState {
 
 /**
  * A chat with a Parlance server: messages stream in as they are generated, with stop, regenerate,
- * retry, and answers to what a paused run waits for (approvals, client tools, questions). Reads no
+ * edit, versions of edited and regenerated messages (`siblings`, `switchBranch`), retry, and answers to what a paused run waits for (approvals, client tools, questions). Reads no
  * randomness or time while rendering, so it server-renders and prerenders (Next.js `cacheComponents`).
  * `api` is where the Parlance routes are mounted (a handler's `basePath`).
  *
@@ -77,6 +83,9 @@ export function useChat(options: UseChatOptions): UseChatResult {
     send: store.send,
     stop: store.stop,
     regenerate: store.regenerate,
+    edit: store.edit,
+    switchBranch: store.switchBranch,
+    siblings: store.siblings,
     retry: store.retry,
     submitToolResult: store.submitToolResult,
     approve: store.approve,

@@ -51,13 +51,48 @@ describe('useChat', () => {
     expect(textOf(result.current.messages[1])).toBe('part');
   });
 
-  it('regenerate drops the last answer and asks again', async () => {
+  it('regenerate sends the thread without the last answer and asks again', async () => {
     const mock = createMockServer({ onChat: (run) => (run.push(...answer(`a-${run.id}`, [run.id])), run.finish()) });
     const { result } = renderChat(mock);
     await act(() => result.current.send('hi'));
     await act(() => result.current.regenerate());
     expect(bodies(mock)[1]!.thread.messages.map((m: { id: string }) => m.id)).toEqual(['u1']);
     expect(result.current.messages.map((m) => m.id)).toEqual(['u1', 'a-run_2']);
+  });
+
+  it('edit and regenerate keep the old versions; switchBranch flips between them and re-renders', async () => {
+    const mock = createMockServer({ onChat: (run) => (run.push(...answer(`a-${run.id}`, [run.id])), run.finish()) });
+    const { result } = renderChat(mock);
+    await act(() => result.current.send('hi'));
+    await act(() => result.current.regenerate());
+    await act(() => result.current.regenerate());
+    expect(result.current.messages.map((m) => m.id)).toEqual(['u1', 'a-run_3']);
+    expect(result.current.siblings('a-run_3')).toEqual({ index: 2, count: 3 });
+    act(() => result.current.switchBranch('a-run_3', 0));
+    expect(result.current.messages.map((m) => m.id)).toEqual(['u1', 'a-run_1']);
+    expect(result.current.siblings('a-run_1')).toEqual({ index: 0, count: 3 });
+    await act(() => result.current.edit('u1', 'hello'));
+    const edited = result.current.messages[0]!;
+    expect(textOf(edited)).toBe('hello');
+    expect(result.current.siblings(edited.id)).toEqual({ index: 1, count: 2 });
+    expect(bodies(mock)[3]!.thread.messages.map((m: { id: string }) => m.id)).toEqual([edited.id]);
+    act(() => result.current.switchBranch(edited.id, 0));
+    expect(result.current.messages.map((m) => m.id)).toEqual(['u1', 'a-run_1']);
+    expect(result.current.siblings('a-run_1')).toEqual({ index: 0, count: 3 });
+  });
+
+  it('switchBranch while a response streams throws a typed busy error and changes nothing', async () => {
+    const mock = createMockServer({ onChat: (run) => (run.id === 'run_1' ? (run.push(...answer('a1', ['x'])), run.finish()) : run.push(...answer('a2', ['y']).slice(0, 4))) });
+    const { result } = renderChat(mock);
+    await act(() => result.current.send('hi'));
+    act(() => void result.current.regenerate());
+    await waitFor(() => expect(result.current.status).toBe('streaming'));
+    expect(() => result.current.switchBranch('a2', 0)).toThrowError(expect.objectContaining({ code: 'busy' }));
+    expect(result.current.messages.map((m) => m.id)).toEqual(['u1', 'a2']);
+    await act(async () => mock.runs[1]!.finish());
+    await waitFor(() => expect(result.current.status).toBe('ready'));
+    act(() => result.current.switchBranch('a2', 0));
+    expect(result.current.messages.map((m) => m.id)).toEqual(['u1', 'a1']);
   });
 
   it('retry sends again after an error; the error is typed', async () => {

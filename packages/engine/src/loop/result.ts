@@ -5,6 +5,7 @@
  */
 import {
   createFoldState,
+  createThread,
   reduceEvents,
   toResponse,
   addUsage,
@@ -121,7 +122,7 @@ const WAITING: ReadonlySet<HaltReason> = new Set(['approval', 'ask-user', 'clien
 
 export function toChatResult<O = unknown>(state: CollectState): ChatResult<O> {
   const finish = state.finish;
-  const thread: Thread = finish?.thread ?? { version: 1, id: 'unknown', messages: state.fold.messages };
+  const thread: Thread = finish?.thread ?? createThread('unknown', state.fold.messages);
   const haltReason: HaltReason = finish?.haltReason ?? 'error';
   const result: ChatResult<O> = {
     thread,
