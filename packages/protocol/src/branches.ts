@@ -35,7 +35,7 @@ export interface ThreadBranch {
 }
 
 /**
- * Where a message stands among its versions: `index` (0-based) of `count`, e.g. `1/3` is `{ index: 0, count: 3 }`.
+ * Where a message stands among its versions: `index` (0-based) of `count` (`1/3` is `{ index: 0, count: 3 }`).
  *
  * @example
  * const { index, count } = siblingsOf(thread, message.id);
