@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeFloat32Base64 } from './openai-embeddings.ts';
+import { base64Bytes, decodeFloat32Base64 } from './openai-embeddings.ts';
 
 describe('decodeFloat32Base64', () => {
   it('reads what Buffer encodes, for any float32 vector', () => {
@@ -11,6 +11,17 @@ describe('decodeFloat32Base64', () => {
         expect(decodeFloat32Base64(bytes.toString('base64'))).toEqual(vector.map((v) => Math.fround(v)));
       }),
     );
+  });
+
+  it('the table decoder (browsers, Workers) reads what the native one reads', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }).filter((b) => b.length % 4 === 0), (bytes) => {
+        const text = Buffer.from(bytes).toString('base64');
+        expect(base64Bytes(text, false)).toEqual(new Uint8Array(bytes));
+        expect(new Uint8Array(base64Bytes(text, true))).toEqual(new Uint8Array(bytes));
+      }),
+    );
+    expect(() => base64Bytes('AA*AAAAAAAA=', false)).toThrow(/outside base64/);
   });
 
   it('refuses a length that is not whole floats, and characters outside base64', () => {
