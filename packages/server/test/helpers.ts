@@ -8,30 +8,52 @@ export interface Frame {
   comment?: string;
 }
 
-/** Reads SSE frames from a response body as they arrive. */
+/** A small seeded PRNG (mulberry32), so a failing cut pattern can be replayed from its seed. */
+function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+let streams = 0;
+
+/**
+ * Reads SSE frames from a response body as they arrive. Every chunk the network hands over is
+ * cut again at random byte offsets (inside lines, ids and multibyte characters alike), so each
+ * stream test also reads its stream cut at random boundaries.
+ */
 export async function* frames(response: Response, signal?: AbortSignal): AsyncGenerator<Frame> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
+  const random = seeded(++streams);
   let buffer = '';
   try {
     for (;;) {
       if (signal?.aborted) return;
       const { done, value } = await reader.read();
       if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let at = buffer.indexOf('\n\n');
-      while (at >= 0) {
-        const raw = buffer.slice(0, at);
-        buffer = buffer.slice(at + 2);
-        const frame: Frame = {};
-        for (const line of raw.split('\n')) {
-          if (line.startsWith(':')) frame.comment = line.slice(1).trim();
-          else if (line.startsWith('id: ')) frame.id = line.slice(4);
-          else if (line.startsWith('event: ')) frame.event = line.slice(7);
-          else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6)) as Event;
+      let from = 0;
+      while (from < value.byteLength) {
+        const to = Math.min(value.byteLength, from + 1 + Math.floor(random() * Math.max(1, value.byteLength / 3)));
+        buffer += decoder.decode(value.subarray(from, to), { stream: true });
+        from = to;
+        let at = buffer.indexOf('\n\n');
+        while (at >= 0) {
+          const raw = buffer.slice(0, at);
+          buffer = buffer.slice(at + 2);
+          const frame: Frame = {};
+          for (const line of raw.split('\n')) {
+            if (line.startsWith(':')) frame.comment = line.slice(1).trim();
+            else if (line.startsWith('id: ')) frame.id = line.slice(4);
+            else if (line.startsWith('event: ')) frame.event = line.slice(7);
+            else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6)) as Event;
+          }
+          yield frame;
+          at = buffer.indexOf('\n\n');
         }
-        yield frame;
-        at = buffer.indexOf('\n\n');
       }
     }
   } finally {
