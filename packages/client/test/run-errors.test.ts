@@ -1,0 +1,46 @@
+// What a browser sees when the server's run store reports trouble (issue #13): the server
+// instance running the reply died (run_lost, written by the instance the client resumed on),
+// or the store is down before a run starts (store_unavailable). Typed errors, nothing lost.
+import { errorEvent } from '@parlance/protocol';
+import { expect, it } from 'vitest';
+import { ChatStore } from '../src/chat-store.ts';
+import { answer, createMockServer, type MockServerOptions, until } from './mock-server.ts';
+
+function setup(server: MockServerOptions) {
+  const mock = createMockServer(server);
+  let n = 0;
+  const store = new ChatStore({ api: '/api', fetch: mock.fetch, retryDelayMs: 0, threadId: 't', generateId: () => `id${++n}` });
+  store.schedule = (flush) => queueMicrotask(flush);
+  store.connect();
+  const text = (id: string) => store.getMessage(id)?.parts.map((p) => ('text' in p ? p.text : '')).join('');
+  return { mock, store, text };
+}
+
+it('a run whose server died ends in a typed run_lost error after a resume, keeping the partial answer', async () => {
+  const { mock, store, text } = setup({ chunkBytes: 5, onChat: (run) => run.push(...answer('a1', ['par', 'tial']).slice(0, 5)) });
+  void store.send('go');
+  await until(() => text('a1') === 'partial');
+  const run = mock.runs[0]!;
+  run.drop(); // the connection to the instance that died
+  // The instance the client resumes on finds the lease lapsed and ends the run as lost.
+  run.push(errorEvent({ code: 'run_lost', message: 'The server running this reply stopped before it finished; what was received is kept.', retryable: true }));
+  run.push({ type: 'chat-finish', haltReason: 'error', usage: {}, error: { code: 'run_lost', message: 'The server running this reply stopped' } });
+  await store.idle();
+  expect(store.getSnapshot()).toMatchObject({ status: 'error', haltReason: 'error', error: { code: 'run_lost' } });
+  expect(text('a1')).toBe('partial');
+  expect(mock.requests.some((r) => r.path === '/api/runs/run_1/events')).toBe(true);
+});
+
+it('a store that is down is a typed, retryable store_unavailable error, and the message is kept to retry', async () => {
+  let down = true;
+  const { store } = setup({
+    chatError: () => (down ? { status: 503, code: 'store_unavailable', message: 'The run store is not available' } : undefined),
+    onChat: (run) => (run.push(...answer('a1', ['back'])), run.finish()),
+  });
+  await store.send('hi');
+  expect(store.getSnapshot()).toMatchObject({ status: 'error', error: { code: 'store_unavailable', status: 503, retryable: true } });
+  expect(store.getSnapshot().thread.messages.map((m) => m.role)).toEqual(['user']);
+  down = false;
+  await store.retry();
+  expect(store.getSnapshot().status).toBe('ready');
+});
