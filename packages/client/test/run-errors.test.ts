@@ -35,7 +35,10 @@ it('a store that is down is a typed, retryable store_unavailable error, and the 
   let down = true;
   const { store } = setup({
     chatError: () => (down ? { status: 503, code: 'store_unavailable', message: 'The run store is not available' } : undefined),
-    onChat: (run) => (run.push(...answer('a1', ['back'])), run.finish()),
+    onChat: (run) => {
+      run.push(...answer('a1', ['back']));
+      run.finish();
+    },
   });
   await store.send('hi');
   expect(store.getSnapshot()).toMatchObject({ status: 'error', error: { code: 'store_unavailable', status: 503, retryable: true } });
