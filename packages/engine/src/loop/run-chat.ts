@@ -286,7 +286,14 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
       emit({ type: 'step-start', step });
       if (config.loadTools && step > 0) tools = await config.loadTools();
       let request = buildRequest();
-      const fit = { emit, signal };
+      // A summary's model call is part of the run: its usage counts in the run's total.
+      const fit = {
+        emit: (event: Event) => {
+          if (event.type === 'summary') usage = addUsage(usage, event.usage);
+          emit(event);
+        },
+        signal,
+      };
       if (config.context) request = await config.context.fit(request, fit);
       if (hooks.beforeRequest) {
         const replaced = await callHook('beforeRequest', () => hooks.beforeRequest!(request, { step, model }));

@@ -97,6 +97,8 @@ describe.each(DIALECT_IDS)('%s: a thread longer than the window', (dialect) => {
     const first = await engine.chat({ messages: [...history, question()] });
     expect(first.haltReason).toBe('completed');
     expect(summarizer.requests).toHaveLength(1);
+    // The summary's call counts in the run's usage.
+    expect(first.usage.inputTokens).toBeGreaterThanOrEqual(3000);
     const summary = first.thread.messages.find((m) => m.parts.some((p) => p.type === 'summary'))!;
     expect(summary.role).toBe('user');
     const part = summary.parts[0] as Extract<Message['parts'][number], { type: 'summary' }>;
