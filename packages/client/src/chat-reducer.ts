@@ -10,6 +10,7 @@ import {
   reduceEvents,
   type ErrorPayload,
   type Event,
+  type FoldState,
   type HaltReason,
   type Message,
   type QuarantinedMessage,
@@ -29,12 +30,22 @@ export interface PendingInput {
   question?: string;
 }
 
+/**
+ * The run being streamed, in memory: its cursor with the whole fold (messages included). A delta
+ * folds into `fold` only; `unsettled` says the thread has not taken the fold's messages yet (it does
+ * at publication, see `settle`), so a delta costs the same at any thread length.
+ */
+export interface LiveRun extends RunCursor {
+  fold: FoldState;
+  unsettled?: boolean;
+}
+
 export interface ChatState {
   thread: Thread;
   status: ChatStatus;
   error?: ErrorPayload;
   /** The run being streamed (kept after a connection failure so `retry` resumes it). */
-  run?: RunCursor;
+  run?: LiveRun;
   pending: PendingInput[];
   /** Messages sent while a response streamed, sent when it ends. */
   queue: Message[];
@@ -55,6 +66,21 @@ export type ChatAction =
   | { type: 'stopped' };
 
 const seq = (id: string | undefined) => parseEventId(id)?.sequence ?? -1;
+
+/** Events that change only the text or arguments being streamed (`*-delta`, `usage`): folded into the run, not yet into the thread. */
+const isDelta = (type: Event['type']) => type.endsWith('-delta') || type === 'usage';
+
+/** The state with the thread holding everything the run folded (once per publication, not per delta). */
+export function settle(state: ChatState): ChatState {
+  const run = state.run;
+  if (!run?.unsettled) return state;
+  return { ...state, thread: { ...state.thread, messages: run.fold.messages }, run: { ...run, unsettled: false } };
+}
+
+/** The run's cursor as stored: the fold without its messages (they are the thread's). Runs per save, not per delta. */
+export function cursorOf({ unsettled, fold: { messages, ...fold }, ...cursor }: LiveRun): RunCursor {
+  return { ...cursor, fold };
+}
 
 /** What a saved thread's paused run still waits for (its signed `pause`), so a reload can answer it. */
 export function pausedOn(messages: readonly Message[]): PendingInput[] {
@@ -82,13 +108,14 @@ function unanswered(messages: Message[]): PendingInput[] {
   return calls.filter((c) => !answered.has(c.toolCallId));
 }
 
-export function chatReducer(state: ChatState, action: ChatAction): ChatState {
+export function chatReducer(current: ChatState, action: ChatAction): ChatState {
+  const state = action.type === 'event' ? current : settle(current);
   switch (action.type) {
     case 'load': {
       const r = action.record;
       if (!r) return { ...state, status: 'ready' };
       const next: ChatState = { ...state, thread: r.thread, status: r.run ? 'streaming' : 'ready', queue: r.queue ?? [], quarantined: r.quarantined ?? [] };
-      if (r.run) next.run = r.run;
+      if (r.run) next.run = { ...r.run, fold: { ...r.run.fold, messages: r.thread.messages } };
       else next.pending = pausedOn(r.thread.messages);
       return next;
     }
@@ -105,8 +132,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       return { ...state, queue: [...state.queue, action.message] };
     case 'run': {
       const { error, ...rest } = state;
-      const { messages, ...fold } = createFoldState(state.thread.messages);
-      const run = action.runId ? { runId: action.runId, fold } : state.run;
+      const run = action.runId ? { runId: action.runId, fold: createFoldState(state.thread.messages) } : state.run;
       return run ? { ...rest, status: 'streaming', run } : state;
     }
     case 'event': {
@@ -114,13 +140,18 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       const { event, id } = action;
       // Frames from an ended run, or replayed ones (a resume overlapping what was folded), change nothing.
       if (!run || (id !== undefined && seq(id) <= seq(run.lastEventId))) return state;
-      const { messages, ...fold } = reduceEvents({ ...run.fold, messages: state.thread.messages }, event);
-      const next: ChatState = {
-        ...state,
-        status: 'streaming',
-        thread: { ...state.thread, messages },
-        run: { ...run, fold, ...(id === undefined ? {} : { lastEventId: id }) },
-      };
+      const fold = reduceEvents(run.fold, event);
+      const live: LiveRun = { runId: run.runId, fold };
+      const lastEventId = id ?? run.lastEventId;
+      if (lastEventId !== undefined) live.lastEventId = lastEventId;
+      const next: ChatState = { ...state, status: 'streaming', run: live };
+      // A delta stops here: nothing that grows with the thread runs per delta.
+      if (isDelta(event.type)) {
+        live.unsettled = true;
+        return next;
+      }
+      const messages = fold.messages;
+      next.thread = { ...state.thread, messages };
       if (event.type === 'approval-requested')
         next.pending = [...state.pending, { kind: 'approval', toolCallId: event.toolCallId, name: event.name, input: event.input }];
       else if (event.type === 'ask-user') next.pending = [...state.pending, { kind: 'ask-user', toolCallId: event.toolCallId, question: event.question }];

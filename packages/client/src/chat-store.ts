@@ -5,7 +5,7 @@
  * a list re-renders only the message that changed. Options are read at call time.
  */
 import { ParlanceError, createThread, forkAt, siblingsOf, switchBranch, type Message, type Part, type Siblings, type Thread } from '@parlance/protocol';
-import { chatReducer, pausedOn, type ChatAction, type ChatState } from './chat-reducer.ts';
+import { chatReducer, cursorOf, pausedOn, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
 import { loadRecord, toRecord, type PersistAdapter } from './persist.ts';
 import { emitRunFinish } from './run-events.ts';
 import { readSse } from './sse.ts';
@@ -49,6 +49,7 @@ export class ChatStore extends Store<ChatState> {
   #saving: Promise<void> | undefined;
   #dirty = false;
   #messageListeners = new Map<string, Set<Listener>>();
+  /** Messages by id, for the last thread looked up (rebuilt once per publication that changed the thread, never per delta). */
   #index: [Message[], Map<string, Message>] = [[], new Map()];
   #ids: [Message[], string[]] = [[], []];
 
@@ -74,6 +75,12 @@ export class ChatStore extends Store<ChatState> {
 
   #dispatch(action: ChatAction, batch = false): void {
     this.set(chatReducer(this.state, action), batch);
+  }
+
+  /** Publication: the thread takes what the run folded since the last one (once per frame, not per delta). */
+  protected override flush(): void {
+    this.state = settle(this.state);
+    super.flush();
   }
 
   /** Loads the persisted chat (once) and resumes a run that was streaming; returns a function that drops the connection (the run goes on server-side). */
@@ -359,8 +366,8 @@ export class ChatStore extends Store<ChatState> {
       try {
         while (this.#dirty) {
           this.#dirty = false;
-          const s = this.state;
-          await this.options.persist?.save(s.thread.id, toRecord(s.thread, s.run, s.queue, s.quarantined));
+          const s = settle(this.state);
+          await this.options.persist?.save(s.thread.id, toRecord(s.thread, s.run && cursorOf(s.run), s.queue, s.quarantined));
         }
       } catch (error) {
         this.options.onError?.(ParlanceError.from(error));

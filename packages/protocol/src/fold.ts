@@ -97,18 +97,18 @@ class Fold implements FoldState {
   /** Index of the message written over `#base` (may be `#base.length`: appended), or -1. */
   #at = -1;
   #msg: Message | undefined;
-  #cache: Message[] | undefined;
+  #cached: Message[] | undefined;
 
-  static #messages: PropertyDescriptor = {
+  static #desc: PropertyDescriptor = {
     get(this: Fold) {
-      return this.#materialize();
+      return this.#all();
     },
     enumerable: true,
     configurable: true,
   };
 
   constructor() {
-    Object.defineProperty(this, 'messages', Fold.#messages);
+    Object.defineProperty(this, 'messages', Fold.#desc);
   }
 
   static of(messages: Message[]): Fold {
@@ -120,27 +120,8 @@ class Fold implements FoldState {
   /** A state of the caller's (a `Fold`, or a plain object such as a persisted cursor plus messages) as a `Fold`. */
   static from(state: FoldState): Fold {
     if (state instanceof Fold) return state;
-    const f = Fold.of(state.messages);
-    f.current = state.current;
-    f.blocks = state.blocks;
-    f.usage = state.usage;
-    f.totalUsage = state.totalUsage;
-    f.count = state.count;
-    Fold.#copyOptional(state, f, false);
-    return f;
-  }
-
-  static #copyOptional(from: FoldState, to: Fold, response: boolean): void {
-    if (from.responseId !== undefined) to.responseId = from.responseId;
-    if (from.model !== undefined) to.model = from.model;
-    if (response) {
-      if (from.finishReason !== undefined) to.finishReason = from.finishReason;
-      if (from.rawFinishReason !== undefined) to.rawFinishReason = from.rawFinishReason;
-      if (from.warnings !== undefined) to.warnings = from.warnings;
-    }
-    if (from.error !== undefined) to.error = from.error;
-    if (from.object !== undefined) to.object = from.object;
-    if (from.haltReason !== undefined) to.haltReason = from.haltReason;
+    const { messages, ...rest } = state;
+    return Object.assign(Fold.of(messages), rest);
   }
 
   /** The next state (count + 1), to be written by the event being folded. `newResponse` drops the last response's finish and warnings. */
@@ -151,8 +132,17 @@ class Fold implements FoldState {
     f.usage = this.usage;
     f.totalUsage = this.totalUsage;
     f.count = this.count + 1;
-    Fold.#copyOptional(this, f, !newResponse);
-    if (this.#cache) f.#base = this.#cache;
+    if (this.responseId !== undefined) f.responseId = this.responseId;
+    if (this.model !== undefined) f.model = this.model;
+    if (!newResponse) {
+      if (this.finishReason !== undefined) f.finishReason = this.finishReason;
+      if (this.rawFinishReason !== undefined) f.rawFinishReason = this.rawFinishReason;
+      if (this.warnings !== undefined) f.warnings = this.warnings;
+    }
+    if (this.error !== undefined) f.error = this.error;
+    if (this.object !== undefined) f.object = this.object;
+    if (this.haltReason !== undefined) f.haltReason = this.haltReason;
+    if (this.#cached) f.#base = this.#cached;
     else {
       f.#base = this.#base;
       f.#at = this.#at;
@@ -172,21 +162,21 @@ class Fold implements FoldState {
   /** Writes message `index` (or appends at `length`); only a fresh state from `next()` is written. */
   setMessage(index: number, message: Message): void {
     if (this.#at !== -1 && this.#at !== index) {
-      this.#base = this.#materialize();
+      this.#base = this.#all();
       this.#at = -1;
     }
-    this.#cache = undefined;
+    this.#cached = undefined;
     this.#at = index;
     this.#msg = message;
   }
 
-  #materialize(): Message[] {
+  #all(): Message[] {
     if (this.#at === -1) return this.#base;
-    if (this.#cache) return this.#cache;
+    if (this.#cached) return this.#cached;
     const messages = this.#base.slice();
     foldWork.messagesCopied += messages.length;
     messages[this.#at] = this.#msg!;
-    return (this.#cache = messages);
+    return (this.#cached = messages);
   }
 
 }

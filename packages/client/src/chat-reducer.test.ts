@@ -1,0 +1,48 @@
+import { createThread, messageText, type Event, type Message } from '@parlance/protocol';
+import { describe, expect, it } from 'vitest';
+import { chatReducer, settle, type ChatState } from './chat-reducer.ts';
+
+const prior = (count: number): Message[] =>
+  Array.from({ length: count }, (_, i) => ({ id: `m${i}`, role: i % 2 ? 'assistant' : 'user', parts: [{ type: 'text', text: `m${i}` }] }));
+
+function streaming(messages: Message[]): ChatState {
+  let state: ChatState = { thread: { ...createThread('t'), messages }, status: 'ready', pending: [], queue: [], quarantined: [] };
+  state = chatReducer(state, { type: 'run', runId: 'run_1' });
+  const start: Event[] = [{ type: 'message-start', messageId: 'a' }, { type: 'text-start', id: 't' }];
+  start.forEach((event, i) => (state = chatReducer(state, { type: 'event', event, id: `run_1:${i}` })));
+  return state;
+}
+
+describe('the chat reducer', () => {
+  it('folds a delta without touching the thread (settled once per publication), at 0 or 10,000 prior messages', () => {
+    for (const count of [0, 10_000]) {
+      let state = streaming(prior(count));
+      const thread = state.thread;
+      for (let i = 0; i < 300; i++) {
+        state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: `${i} ` }, id: `run_1:${i + 2}` });
+        // The thread object (and with it its messages array) is the one from before the deltas.
+        expect(state.thread).toBe(thread);
+      }
+      const published = settle(state);
+      expect(published.thread.messages).toHaveLength(count + 1);
+      if (count) expect(published.thread.messages[0]).toBe(thread.messages[0]);
+      expect(messageText(published.thread.messages[count]!)).toBe(Array.from({ length: 300 }, (_, i) => `${i} `).join(''));
+      expect(published.run?.lastEventId).toBe('run_1:301');
+    }
+  });
+
+  it('settles the thread before any other action, so nothing streamed is lost', () => {
+    let state = streaming(prior(2));
+    state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: 'kept' }, id: 'run_1:2' });
+    state = chatReducer(state, { type: 'stopped' });
+    expect(messageText(state.thread.messages.at(-1)!)).toBe('kept');
+    expect(state.run).toBeUndefined();
+  });
+
+  it('ignores a replayed delta (a resume overlapping what was folded)', () => {
+    let state = streaming([]);
+    state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: 'a' }, id: 'run_1:2' });
+    state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: 'a' }, id: 'run_1:2' });
+    expect(messageText(settle(state).thread.messages[0]!)).toBe('a');
+  });
+});
