@@ -3,8 +3,8 @@
  * built per run with the runtime's environment (Workers bindings or process.env),
  * so provider keys are read where they live and never travel with a request.
  */
-import { createEngine, type EngineOptions, getModelInfo } from '@parlance/engine';
-import type { ModelCapabilities, ModelEntry } from '@parlance/protocol';
+import { createEngine, type EngineOptions, getModelInfo, isTool, tool } from '@parlance/engine';
+import { type ModelCapabilities, type ModelEntry, ParlanceError, type ToolDefinition } from '@parlance/protocol';
 import type { ChatRunner, Env } from './handler.ts';
 
 export interface EngineRunnerOptions {
@@ -15,7 +15,15 @@ export interface EngineRunnerOptions {
 export function engineRunner(options: EngineRunnerOptions = {}): ChatRunner {
   const settingsFor = (env: Env) => (typeof options.engine === 'function' ? options.engine(env) : (options.engine ?? {}));
   const runner: ChatRunner = (input) => {
-    const settings = settingsFor(input.env);
+    let settings: Omit<EngineOptions, 'env' | 'generateId'>;
+    try {
+      settings = withClientTools(settingsFor(input.env), input.clientTools);
+    } catch (error) {
+      // Refused before the engine starts: the run ends with this error like any other failure.
+      return (async function* (): AsyncGenerator<never> {
+        throw error;
+      })();
+    }
     const engine = createEngine({ ...settings, env: input.env, generateId: () => input.generateId('msg') });
     const call: Parameters<typeof engine.streamChat>[0] = { ...input.options, thread: input.thread, model: input.model, signal: input.signal };
     if (input.resume) call.resume = input.resume;
@@ -31,6 +39,23 @@ export function engineRunner(options: EngineRunnerOptions = {}): ChatRunner {
     return { tools: settings.tools?.length ?? 0, secrets };
   };
   return runner;
+}
+
+/**
+ * The server's settings plus the browser's declared tools as client tools (no `execute`: the run
+ * pauses for the browser's result). A declared name a server tool has is refused, so a browser
+ * cannot turn a server tool (one that needs approval, say) into one it answers itself.
+ */
+function withClientTools(settings: Omit<EngineOptions, 'env' | 'generateId'>, declared: ToolDefinition[] | undefined): Omit<EngineOptions, 'env' | 'generateId'> {
+  if (!declared?.length) return settings;
+  const taken = new Set((settings.tools ?? []).filter(isTool).map((t) => t.name));
+  const added = declared.map((definition) => {
+    if (taken.has(definition.name)) {
+      throw new ParlanceError('permission', `A client tool may not be named "${definition.name}": the server has a tool of that name`, { status: 403 });
+    }
+    return tool({ name: definition.name, ...(definition.description !== undefined ? { description: definition.description } : {}), input: definition.inputSchema });
+  });
+  return { ...settings, tools: [...(settings.tools ?? []), ...added] };
 }
 
 /** Model entries with capabilities from the engine's catalog, for `GET /models`. */

@@ -25,6 +25,7 @@ import {
   type ErrorResponseBody,
   type ModelEntry,
   type ResumeInput,
+  type ToolDefinition,
 } from '@parlance/protocol';
 import type { ThreadTrust } from '@parlance/engine';
 import { Hono } from 'hono';
@@ -74,6 +75,12 @@ export interface ChatRunInput {
   /** The principal `authorize` returned (undefined without `authorize`). */
   principal: Principal | undefined;
   generateId: (prefix: string) => string;
+  /**
+   * Tools the browser declared for this run (AG-UI's frontend tools): offered to the model as
+   * client tools, answered by the browser. Only the frontend adapters set it; `engineRunner`
+   * refuses a name a server tool already has.
+   */
+  clientTools?: ToolDefinition[];
 }
 
 /**
@@ -173,13 +180,13 @@ function randomId(prefix: string): string {
   return `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
 }
 
-function errorResponse(status: number, code: ErrorCode, message: string, issues?: unknown[]): Response {
+export function errorResponse(status: number, code: ErrorCode, message: string, issues?: unknown[]): Response {
   const body: ErrorResponseBody = { error: { code, message } };
   if (issues !== undefined) body.error.issues = issues;
   return Response.json(body, { status });
 }
 
-async function readBody(request: Request, limit: number): Promise<string | Response> {
+export async function readBody(request: Request, limit: number): Promise<string | Response> {
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
     return errorResponse(413, 'invalid_request', `The request body is larger than ${limit} bytes`);

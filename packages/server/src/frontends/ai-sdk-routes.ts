@@ -1,0 +1,180 @@
+/**
+ * The AI SDK's UI message stream, served over Parlance runs: `useChat` (with its default
+ * `DefaultChatTransport`) talks to these routes unchanged.
+ *
+ *   POST {mount}                    DefaultChatTransport's body (id, messages, trigger, messageId)
+ *                                   -> SSE of UI message chunks, header x-vercel-ai-ui-message-stream: v1
+ *   GET  {mount}/:chatId/stream     resume (`useChat({ resume: true })`): the chat's active run from its
+ *                                   first event, then live; 204 when the chat has none
+ *
+ * Mount it where `useChat` posts by default: `app.route('/api/chat', createAiSdkRoutes(options))`.
+ */
+import { type ChatRequestBody, createThread, type Message, ParlanceError } from '@parlance/protocol';
+import { type Context, Hono } from 'hono';
+import type { UIMessage } from 'ai';
+import * as z from 'zod/mini';
+import { errorResponse } from '../handler.ts';
+import { SSE_HEADERS } from '../sse.ts';
+import { type Caller, createFrontendRuns, type FrontendRouteOptions, type OpenedRun } from './frontend-runs.ts';
+import { frameStream } from './frontend-stream.ts';
+import { createUiChunkMapper, type ParlanceUiChunk } from './ui-message-chunks.ts';
+import { uiMessagesToThread } from './ui-messages.ts';
+
+/** Options of `createAiSdkRoutes`: the Parlance server's options, plus how long a run outlives its reader. */
+export interface AiSdkRoutesOptions extends FrontendRouteOptions {
+  /**
+   * How long a run goes on after its reader went away before it is cancelled (default 3000 ms).
+   * `useChat`'s `stop()` only closes the connection, so this is what stops the model; a reload
+   * that resumes within this time keeps the run going. 0 cancels at once (no resume after a reload).
+   */
+  cancelAbandonedAfterMs?: number;
+}
+
+const bodySchema = z.looseObject({
+  id: z.string().check(z.minLength(1), z.maxLength(200)),
+  messages: z.array(
+    z.looseObject({
+      id: z.string().check(z.minLength(1), z.maxLength(200)),
+      role: z.enum(['system', 'user', 'assistant']),
+      parts: z.array(z.looseObject({ type: z.string() })),
+      metadata: z.optional(z.unknown()),
+    }),
+  ).check(z.minLength(1)),
+  trigger: z.optional(z.enum(['submit-message', 'regenerate-message'])),
+  messageId: z.optional(z.string()),
+  /** A model id the server offers (a `body` field of the transport). */
+  model: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+});
+
+interface ActiveRun {
+  runId: string;
+  messageId: string;
+  prior: Message[];
+  denied: string[];
+  createdAt: number;
+}
+
+const HEADERS = { ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' };
+const encoder = new TextEncoder();
+const frame = (chunk: ParlanceUiChunk | '[DONE]') => encoder.encode(`data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}\n\n`);
+
+/**
+ * Routes that speak the AI SDK's UI message stream protocol over Parlance runs: the same runner,
+ * store and checks as `createParlanceApp` with the same options (signed tool calls, no client
+ * system messages, `authorize`, Origin and content type). Tool calls, results and pauses keep
+ * their signatures in the UI message's metadata, so the next request verifies.
+ *
+ * @example
+ * ```ts
+ * import { createAiSdkRoutes } from '@parlance/server/frontends';
+ * const options = { models, run: engineRunner({ engine: { tools } }), store };
+ * app.route('/api/chat', createAiSdkRoutes(options)); // useChat() posts here by default
+ * ```
+ */
+export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, any> {
+  const runs = createFrontendRuns(options);
+  const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const graceMs = options.cancelAbandonedAfterMs ?? 3_000;
+  // The chat's current run, by principal and chat id (the AI SDK's resume convention needs the
+  // server to remember it; kept in this process, see docs/frontends.md for several instances).
+  const active = new Map<string, ActiveRun>();
+  // Readers attached to each run: a run is cancelled only when the last one left and none came back in time.
+  const readers = new Map<string, number>();
+  const attach = (runId: string, delta: number) => {
+    const count = (readers.get(runId) ?? 0) + delta;
+    if (count > 0) readers.set(runId, count);
+    else readers.delete(runId);
+  };
+  const keyOf = (caller: Caller, chatId: string) => JSON.stringify([caller.principal?.id ?? null, chatId]);
+  const prune = (now: number) => {
+    for (const [key, run] of active) if (now - run.createdAt > runs.store.limits.retainMs) active.delete(key);
+  };
+
+  function stream(c: Context, caller: Caller, key: string, opened: OpenedRun, run: ActiveRun): Response {
+    attach(opened.runId, 1);
+    let attached = true;
+    const detach = () => {
+      if (attached) attach(opened.runId, -1);
+      attached = false;
+    };
+    const mapper = createUiChunkMapper({ messageId: run.messageId, threadId: JSON.parse(key)[1], prior: run.prior, denied: run.denied });
+    return frameStream(opened.events, {
+      encode: ({ event }) => mapper.push(event).map(frame),
+      end: () => [frame('[DONE]')],
+      failure: (error) => [frame({ type: 'error', errorText: error.message }), frame('[DONE]')],
+      heartbeat: encoder.encode(': ping\n\n'),
+      heartbeatMs,
+      headers: { ...HEADERS, 'X-Parlance-Run-Id': opened.runId },
+      onDelivered: () => {
+        detach();
+        if (active.get(key)?.runId === opened.runId) active.delete(key);
+      },
+      onAbandon: () => {
+        detach();
+        const cancel = () => {
+          if (readers.has(opened.runId)) return;
+          runs.cancel(c, caller, opened.runId).catch((error: unknown) => options.onError?.(error, { runId: opened.runId }));
+        };
+        if (graceMs <= 0) cancel();
+        else setTimeout(cancel, graceMs);
+      },
+      onError: (error) => {
+        detach();
+        options.onError?.(error, { runId: opened.runId });
+      },
+    });
+  }
+
+  app.post('/', async (c) => {
+    const caller = await runs.admit(c, 'POST');
+    if (caller instanceof Response) return caller;
+    const json = await runs.readJson(c);
+    if (json instanceof Response) return json;
+    const parsed = bodySchema.safeParse(json);
+    if (!parsed.success) return errorResponse(400, 'invalid_request', 'The request body is invalid', parsed.error.issues);
+    const body = parsed.data;
+    const conversation = uiMessagesToThread(body.messages as unknown as UIMessage[], body.id);
+    const request: ChatRequestBody = { thread: createThread(body.id, conversation.messages), clientRequestId: crypto.randomUUID() };
+    if (conversation.resume) request.resume = conversation.resume;
+    if (body.model) request.model = body.model;
+    const opened = await runs.start(c, caller, request);
+    if (opened instanceof Response) return opened;
+    const now = Date.now();
+    prune(now);
+    const run: ActiveRun = {
+      runId: opened.runId,
+      messageId: conversation.continued?.messageId ?? `msg_${opened.runId}`,
+      prior: conversation.continued?.prior ?? [],
+      denied: conversation.denied,
+      createdAt: now,
+    };
+    const key = keyOf(caller, body.id);
+    active.set(key, run);
+    return stream(c, caller, key, opened, run);
+  });
+
+  app.get('/:chatId/stream', async (c) => {
+    const caller = await runs.admit(c, 'GET');
+    if (caller instanceof Response) return caller;
+    prune(Date.now());
+    const key = keyOf(caller, c.req.param('chatId'));
+    const run = active.get(key);
+    if (!run) return c.body(null, 204);
+    const opened = await runs.reopen(c, caller, run.runId);
+    if (opened instanceof Response) {
+      if (opened.status !== 404) return opened;
+      active.delete(key);
+      return c.body(null, 204);
+    }
+    return stream(c, caller, key, opened, run);
+  });
+
+  app.notFound(() => errorResponse(404, 'not_found', 'No such route'));
+  app.onError((error) => {
+    const e = ParlanceError.isInstance(error) ? error : undefined;
+    if (!e) options.onError?.(error, {});
+    return errorResponse(e?.status ?? 500, e?.code ?? 'server_error', e ? e.message : 'Internal error');
+  });
+  return app;
+}

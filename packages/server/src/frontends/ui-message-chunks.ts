@@ -1,0 +1,208 @@
+/**
+ * Protocol events -> the AI SDK's UI message stream chunks (`ai` 6, `x-vercel-ai-ui-message-stream: v1`).
+ * Pure: the same events give the same chunks, so a resumed stream (replayed from the run's first
+ * event) rebuilds the same UI message. The table of what maps exactly, what is approximated and
+ * what is dropped is in docs/frontends.md.
+ *
+ * One UI message stands for one run's assistant turn, which in the protocol is several messages
+ * (assistant, tool results, assistant ...). The protocol messages themselves, with every signature
+ * and provider state, travel in the UI message's metadata (`metadata.parlance.messages`), so the
+ * thread the browser sends back is the thread the server signed.
+ */
+import { createFoldState, type Event, type FoldState, type HaltReason, type Message, type ProviderState, reduceEvents, type Usage } from '@parlance/protocol';
+import type { FinishReason, UIMessageChunk } from 'ai';
+
+/** What a Parlance UI message carries in its `metadata` (under `parlance`). */
+export interface ParlanceUiMetadata {
+  parlance: {
+    /** The thread the messages belong to (the chat id). */
+    threadId: string;
+    /** The protocol messages this UI message stands for, signed as the server sent them. */
+    messages: Message[];
+    haltReason?: HaltReason;
+    usage?: Usage;
+  };
+}
+
+/** The chunk type this module writes, with Parlance's message metadata. */
+export type ParlanceUiChunk = UIMessageChunk<ParlanceUiMetadata>;
+
+export interface UiChunkMapperOptions {
+  /** The UI message the chunks build (a new id per run, or the id of the message a resumed pause continues). */
+  messageId: string;
+  threadId: string;
+  /** Protocol messages that UI message already stands for (a run continuing a paused message). */
+  prior?: Message[];
+  /** Calls the user denied in this request: their error results become `tool-output-denied`. */
+  denied?: readonly string[];
+}
+
+/** Turns a run's events into UI message chunks, one event at a time. */
+export interface UiChunkMapper {
+  push(event: Event): ParlanceUiChunk[];
+}
+
+const FINISH: Partial<Record<HaltReason, FinishReason>> = {
+  completed: 'stop',
+  'max-steps': 'other',
+  'halt-when': 'other',
+  'client-tool-calls': 'tool-calls',
+  approval: 'tool-calls',
+  'ask-user': 'tool-calls',
+  'tool-error': 'error',
+  length: 'length',
+  'content-filter': 'content-filter',
+  error: 'error',
+};
+
+/** Provider state and signatures as AI SDK provider metadata (under `parlance`). */
+function metadataOf(fields: { providerState?: ProviderState | undefined; signature?: string | undefined; redacted?: boolean | undefined }) {
+  const parlance: Record<string, unknown> = {};
+  if (fields.providerState !== undefined) parlance.providerState = fields.providerState;
+  if (fields.signature !== undefined) parlance.signature = fields.signature;
+  if (fields.redacted) parlance.redacted = true;
+  return Object.keys(parlance).length ? { providerMetadata: { parlance: parlance as never } } : {};
+}
+
+function errorText(output: unknown): string {
+  return typeof output === 'string' ? output : JSON.stringify(output);
+}
+
+/**
+ * A mapper from one run's protocol events to UI message stream chunks.
+ *
+ * @example
+ * ```ts
+ * const mapper = createUiChunkMapper({ messageId: 'msg_1', threadId: chatId });
+ * for await (const { event } of store.follow(runId, -1)) for (const chunk of mapper.push(event)) write(chunk);
+ * ```
+ */
+export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMapper {
+  let fold: FoldState = createFoldState([...(options.prior ?? [])]);
+  let started = false;
+  let stepOpen = false;
+  let sawError = false;
+  let message = 'm';
+  const names = new Map<string, string>();
+  const argsSeen = new Set<string>();
+  const open = new Map<string, 'text' | 'reasoning'>();
+  const denied = new Set(options.denied ?? []);
+  const blockId = (id: string) => `${message}:${id}`;
+  const metadata = (extra: Partial<ParlanceUiMetadata['parlance']> = {}): ParlanceUiMetadata => ({
+    parlance: { threadId: options.threadId, messages: fold.messages, ...extra },
+  });
+
+  function map(event: Event, out: ParlanceUiChunk[]): void {
+    switch (event.type) {
+      case 'message-start':
+        message = event.messageId ?? `m${fold.messages.length}`;
+        return;
+      case 'step-start':
+        if (!stepOpen) out.push({ type: 'start-step' });
+        stepOpen = true;
+        return;
+      case 'step-finish':
+        if (stepOpen) out.push({ type: 'finish-step' });
+        stepOpen = false;
+        out.push({ type: 'message-metadata', messageMetadata: metadata() });
+        return;
+      case 'text-start':
+        open.set(blockId(event.id), 'text');
+        out.push({ type: 'text-start', id: blockId(event.id), ...metadataOf(event) });
+        return;
+      case 'text-delta':
+        out.push({ type: 'text-delta', id: blockId(event.id), delta: event.delta });
+        return;
+      case 'text-end':
+        open.delete(blockId(event.id));
+        out.push({ type: 'text-end', id: blockId(event.id), ...metadataOf(event) });
+        return;
+      case 'reasoning-start':
+        open.set(blockId(event.id), 'reasoning');
+        out.push({ type: 'reasoning-start', id: blockId(event.id), ...metadataOf(event) });
+        return;
+      case 'reasoning-delta':
+        out.push({ type: 'reasoning-delta', id: blockId(event.id), delta: event.delta });
+        return;
+      case 'reasoning-end':
+        open.delete(blockId(event.id));
+        out.push({ type: 'reasoning-end', id: blockId(event.id), ...metadataOf(event) });
+        return;
+      case 'tool-call-start':
+        names.set(event.id, event.name);
+        out.push({ type: 'tool-input-start', toolCallId: event.id, toolName: event.name, ...(event.providerExecuted ? { providerExecuted: true } : {}), ...metadataOf(event) });
+        return;
+      case 'tool-call-delta':
+        argsSeen.add(event.id);
+        out.push({ type: 'tool-input-delta', toolCallId: event.id, inputTextDelta: event.delta });
+        return;
+      case 'tool-call-end': {
+        const toolName = names.get(event.id) ?? 'unknown';
+        const providerExecuted = fold.messages.some((m) => m.parts.some((p) => p.type === 'tool-call' && p.id === event.id && p.providerExecuted));
+        out.push({ type: 'tool-input-available', toolCallId: event.id, toolName, input: event.input, ...(providerExecuted ? { providerExecuted: true } : {}), ...metadataOf(event) });
+        out.push({ type: 'message-metadata', messageMetadata: metadata() });
+        return;
+      }
+      case 'approval-requested':
+        // The call id is the approval id: the answer names the call it approves.
+        out.push({ type: 'tool-approval-request', approvalId: event.toolCallId, toolCallId: event.toolCallId });
+        return;
+      case 'tool-result': {
+        const extra = { ...(event.providerExecuted ? { providerExecuted: true } : {}), ...metadataOf(event) };
+        if (event.isError && denied.has(event.toolCallId)) out.push({ type: 'tool-output-denied', toolCallId: event.toolCallId });
+        else if (event.isError) out.push({ type: 'tool-output-error', toolCallId: event.toolCallId, errorText: errorText(event.output), ...extra });
+        else out.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: event.output, ...extra });
+        out.push({ type: 'message-metadata', messageMetadata: metadata() });
+        return;
+      }
+      case 'source':
+        out.push({ type: 'source-url', sourceId: `${message}:source:${fold.count}`, url: event.url, ...(event.title !== undefined ? { title: event.title } : {}), ...metadataOf(event) });
+        return;
+      case 'file': {
+        const url = event.url ?? `data:${event.mediaType};base64,${event.data ?? ''}`;
+        out.push({ type: 'file', url, mediaType: event.mediaType, ...metadataOf(event) });
+        return;
+      }
+      case 'run-paused':
+        out.push({ type: 'message-metadata', messageMetadata: metadata() });
+        return;
+      case 'error':
+        sawError = true;
+        out.push({ type: 'error', errorText: event.message });
+        return;
+      case 'chat-finish': {
+        for (const [id, kind] of open) out.push({ type: kind === 'text' ? 'text-end' : 'reasoning-end', id });
+        open.clear();
+        if (stepOpen) out.push({ type: 'finish-step' });
+        stepOpen = false;
+        if (event.error && !sawError) out.push({ type: 'error', errorText: event.error.message });
+        if (event.haltReason === 'cancelled') out.push({ type: 'abort', reason: 'cancelled' });
+        const finishReason = FINISH[event.haltReason];
+        out.push({
+          type: 'finish',
+          ...(finishReason ? { finishReason } : {}),
+          messageMetadata: metadata({ haltReason: event.haltReason, usage: event.usage }),
+        });
+        return;
+      }
+      // usage, finish, warning, compaction, summary, object-delta, ask-user: no UI chunk (see docs/frontends.md).
+      default:
+        return;
+    }
+  }
+
+  return {
+    push(event) {
+      const out: ParlanceUiChunk[] = [];
+      if (!started) {
+        started = true;
+        out.push({ type: 'start', messageId: options.messageId });
+      }
+      // The fold keeps the protocol messages (with signatures) the metadata carries; chat-finish's
+      // thread is the whole thread, so only the events before it are folded.
+      if (event.type !== 'chat-finish') fold = reduceEvents(fold, event);
+      map(event, out);
+      return out;
+    },
+  };
+}
