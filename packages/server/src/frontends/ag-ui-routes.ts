@@ -8,13 +8,13 @@
 import { EventType } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
-import { type ChatRequestBody, createThread, ParlanceError } from '@parlance/protocol';
+import { type ChatRequestBody, createThread, type ParlanceError } from '@parlance/protocol';
 import { Hono } from 'hono';
 import { errorResponse } from '../handler.ts';
 import { SSE_HEADERS } from '../sse.ts';
 import { createAgUiEventMapper } from './ag-ui-events.ts';
 import { agUiInputToThread } from './ag-ui-messages.ts';
-import { createFrontendRuns, type FrontendRouteOptions } from './frontend-runs.ts';
+import { createFrontendRuns, frontendErrorHandler, type FrontendRouteOptions } from './frontend-runs.ts';
 import { frameStream } from './frontend-stream.ts';
 
 /** Options of `createAgUiRoutes`: the Parlance server's options. */
@@ -40,10 +40,9 @@ export function createAgUiRoutes(options: AgUiRoutesOptions): Hono<any, any, any
   const heartbeatMs = options.heartbeatMs ?? 15_000;
 
   app.post('/', async (c) => {
-    const caller = await runs.admit(c, 'POST');
-    if (caller instanceof Response) return caller;
-    const json = await runs.readJson(c);
-    if (json instanceof Response) return json;
+    const admitted = await runs.admitJson(c);
+    if (admitted instanceof Response) return admitted;
+    const { caller, json } = admitted;
     const parsed = RunAgentInputSchema.safeParse(json);
     if (!parsed.success) return errorResponse(400, 'invalid_request', 'The body is not a RunAgentInput', parsed.error.issues);
     const input = parsed.data;
@@ -73,10 +72,6 @@ export function createAgUiRoutes(options: AgUiRoutesOptions): Hono<any, any, any
   });
 
   app.notFound(() => errorResponse(404, 'not_found', 'No such route'));
-  app.onError((error) => {
-    const e = ParlanceError.isInstance(error) ? error : undefined;
-    if (!e) options.onError?.(error, {});
-    return errorResponse(e?.status ?? 500, e?.code ?? 'server_error', e ? e.message : 'Internal error');
-  });
+  app.onError(frontendErrorHandler(options));
   return app;
 }

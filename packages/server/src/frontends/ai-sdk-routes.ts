@@ -9,13 +9,13 @@
  *
  * Mount it where `useChat` posts by default: `app.route('/api/chat', createAiSdkRoutes(options))`.
  */
-import { type ChatRequestBody, createThread, type Message, ParlanceError } from '@parlance/protocol';
+import { type ChatRequestBody, createThread, type Message } from '@parlance/protocol';
 import { type Context, Hono } from 'hono';
 import type { UIMessage } from 'ai';
 import * as z from 'zod/mini';
 import { errorResponse } from '../handler.ts';
 import { SSE_HEADERS } from '../sse.ts';
-import { type Caller, createFrontendRuns, type FrontendRouteOptions, type OpenedRun } from './frontend-runs.ts';
+import { type Caller, createFrontendRuns, frontendErrorHandler, type FrontendRouteOptions, type OpenedRun } from './frontend-runs.ts';
 import { frameStream } from './frontend-stream.ts';
 import { createUiChunkMapper, type ParlanceUiChunk } from './ui-message-chunks.ts';
 import { uiMessagesToThread } from './ui-messages.ts';
@@ -127,10 +127,9 @@ export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, a
   }
 
   app.post('/', async (c) => {
-    const caller = await runs.admit(c, 'POST');
-    if (caller instanceof Response) return caller;
-    const json = await runs.readJson(c);
-    if (json instanceof Response) return json;
+    const admitted = await runs.admitJson(c);
+    if (admitted instanceof Response) return admitted;
+    const { caller, json } = admitted;
     const parsed = bodySchema.safeParse(json);
     if (!parsed.success) return errorResponse(400, 'invalid_request', 'The request body is invalid', parsed.error.issues);
     const body = parsed.data;
@@ -171,10 +170,6 @@ export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, a
   });
 
   app.notFound(() => errorResponse(404, 'not_found', 'No such route'));
-  app.onError((error) => {
-    const e = ParlanceError.isInstance(error) ? error : undefined;
-    if (!e) options.onError?.(error, {});
-    return errorResponse(e?.status ?? 500, e?.code ?? 'server_error', e ? e.message : 'Internal error');
-  });
+  app.onError(frontendErrorHandler(options));
   return app;
 }

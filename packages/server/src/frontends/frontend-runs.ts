@@ -6,7 +6,7 @@
  * the same store. The adapters only translate: their request into a `ChatRequestBody`, and the
  * run's stored protocol events into their own stream.
  */
-import type { ChatRequestBody, ToolDefinition } from '@parlance/protocol';
+import { type ChatRequestBody, ParlanceError, type ToolDefinition } from '@parlance/protocol';
 import type { Context, Hono } from 'hono';
 import type { ZodType } from 'zod';
 import { type AuthorizeResult, type ChatRunner, createParlanceApp, errorResponse, type ParlanceServerOptions, type Principal, readBody } from '../handler.ts';
@@ -40,8 +40,8 @@ export interface FrontendRuns {
   readonly store: RunStore;
   /** The checks before a body is read: Origin (POST), content type (POST), `authorize`. A Response refuses. */
   admit(c: Context, method: 'POST' | 'GET'): Promise<Caller | Response>;
-  /** Reads and parses the JSON body with the server's size and depth limits. */
-  readJson(c: Context): Promise<unknown>;
+  /** `admit` for a POST, then the JSON body read and parsed with the server's size and depth limits. */
+  admitJson(c: Context): Promise<{ caller: Caller; json: unknown } | Response>;
   /** Starts the run through `POST /chat` of the private app; a Response (4xx/5xx) refuses. */
   start(c: Context, caller: Caller, body: ChatRequestBody, clientTools?: ToolDefinition[]): Promise<OpenedRun | Response>;
   /** Opens a run the caller owns (`GET /runs/:id/events` of the private app), from its first event. */
@@ -131,14 +131,16 @@ export function createFrontendRuns(options: ParlanceServerOptions): FrontendRuns
       if (!result) return errorResponse(401, 'authentication', 'Authentication required');
       return { principal: result, result };
     },
-    async readJson(c) {
+    async admitJson(c) {
+      const caller = await this.admit(c, 'POST');
+      if (caller instanceof Response) return caller;
       const text = await readBody(c.req.raw, maxBodyBytes);
       if (text instanceof Response) return text;
       if (jsonDepthExceeds(text, maxJsonDepth)) {
         return errorResponse(400, 'invalid_request', `The body nests arrays and objects deeper than ${maxJsonDepth} levels`);
       }
       try {
-        return JSON.parse(text) as unknown;
+        return { caller, json: JSON.parse(text) as unknown };
       } catch (error) {
         return errorResponse(400, 'invalid_request', `The body is not valid JSON: ${(error as Error).message}`);
       }
@@ -166,5 +168,13 @@ export function createFrontendRuns(options: ParlanceServerOptions): FrontendRuns
       await response.body?.cancel().catch(() => {});
     },
   };
+}
 
+/** The adapters' answer to an unexpected error: the code and a generic message only, the rest to `onError`. */
+export function frontendErrorHandler(options: ParlanceServerOptions): (error: Error) => Response {
+  return (error) => {
+    const e = ParlanceError.isInstance(error) ? error : undefined;
+    if (!e) options.onError?.(error, {});
+    return errorResponse(e?.status ?? 500, e?.code ?? 'server_error', e ? e.message : 'Internal error');
+  };
 }
