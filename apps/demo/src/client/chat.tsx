@@ -1,12 +1,12 @@
 /**
  * The open conversation: messages (one subscribed row each), the error of a failed
- * run, stop / regenerate, and the composer. `useChat` keeps the thread in
+ * run, stop / regenerate, edit and the versions they keep, and the composer. `useChat` keeps the thread in
  * localStorage; a reload in the middle of an answer resumes its stream.
  */
 import { ChatProvider, useChat, useThreadMessageIds } from '@parlance/react';
 import { threadKeys } from '@parlance/react/query';
 import { useQueryClient } from '@tanstack/react-query';
-import type { Message } from '@parlance/protocol';
+import { siblingsOf, type Message, type Siblings, type Thread } from '@parlance/protocol';
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { MessageRow } from './message-view.tsx';
 import { persist } from './threads.ts';
@@ -26,6 +26,17 @@ function turnsOf(messages: readonly Message[]): Map<string, string[]> {
   }
   close();
   return turns;
+}
+
+/** The messages of the shown path that have other versions (edited or regenerated), and where each stands. */
+function versionsOf(thread: Thread): Map<string, Siblings> {
+  const out = new Map<string, Siblings>();
+  const { branches, messages } = thread;
+  if (!branches) return out;
+  messages.forEach((m, i) => {
+    if (Object.hasOwn(branches, i === 0 ? '' : messages[i - 1]!.id)) out.set(m.id, siblingsOf(thread, m.id));
+  });
+  return out;
 }
 
 export function Chat({ threadId, model }: { threadId: string; model: string | undefined }) {
@@ -64,6 +75,9 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
   // One usage footer per turn: under the last assistant message before the next user message.
   // Recomputed when messages are added, never per streamed delta (ids do not change then).
   const turns = useMemo(() => turnsOf(chat.store.getSnapshot().thread.messages), [ids, chat.store]);
+  // Likewise the `‹ 1/3 ›` arrows: they change when versions are made or switched, not per delta.
+  const versions = useMemo(() => versionsOf(chat.store.getSnapshot().thread), [ids, chat.thread.branches, chat.store]);
+  const canBranch = chat.status === 'ready' || chat.status === 'error';
 
   // Escape stops a streaming answer, wherever the focus is (as chat products do).
   useEffect(() => {
@@ -101,7 +115,7 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
           </div>
         )}
         {ids.map((id) => (
-          <MessageRow key={id} id={id} streaming={busy && id === lastId} turn={turns.get(id)} />
+          <MessageRow key={id} id={id} streaming={busy && id === lastId} turn={turns.get(id)} version={versions.get(id)} canBranch={canBranch} />
         ))}
         {canRegenerate && (
           <div className="message-actions">

@@ -7,7 +7,7 @@
 import type { PendingInput } from '@parlance/client';
 import { addUsage, type Message, type Part, type ReasoningPart, type SummaryPart, type ToolCallPart, type ToolResultPart, type Usage } from '@parlance/protocol';
 import { useChatStore, useMessage } from '@parlance/react';
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { findResult } from './find-result.ts';
@@ -198,24 +198,93 @@ function SummaryView({ part }: { part: SummaryPart }) {
 }
 
 /**
- * `turn`: for the last assistant message of a turn, the ids of that turn's assistant
- * messages (one usage footer per turn); empty for the others.
+ * The `‹ 2/3 ›` arrows of a message that was edited or regenerated (as chat products show
+ * them): the other versions stay in the thread, and an arrow puts one on screen.
  */
-export function MessageRow({ id, streaming, turn = [] }: { id: string; streaming: boolean; turn?: readonly string[] }) {
+function Versions({ id, version, disabled }: { id: string; version: { index: number; count: number }; disabled: boolean }) {
+  const store = useChatStore();
+  const { index, count } = version;
+  return (
+    <div className="versions" data-testid="versions">
+      <button type="button" aria-label="Previous version" disabled={disabled || index === 0} onClick={() => store.switchBranch(id, index - 1)}>
+        ‹
+      </button>
+      <span>
+        {index + 1}/{count}
+      </span>
+      <button type="button" aria-label="Next version" disabled={disabled || index === count - 1} onClick={() => store.switchBranch(id, index + 1)}>
+        ›
+      </button>
+    </div>
+  );
+}
+
+/** A user message, with Edit: the edited text is sent as a new version; the old one stays (see Versions). */
+function UserMessage({ id, text, canEdit, versions }: { id: string; text: string; canEdit: boolean; versions: ReactNode }) {
+  const store = useChatStore();
+  const [draft, setDraft] = useState<string | undefined>(undefined);
+  if (draft !== undefined)
+    return (
+      <form
+        className="row user editing"
+        data-testid="user-message-editor"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!draft.trim()) return;
+          setDraft(undefined);
+          void store.edit(id, draft.trim());
+        }}
+      >
+        <textarea aria-label="Edit message" value={draft} rows={2} onChange={(e) => setDraft(e.currentTarget.value)} />
+        <div className="message-actions">
+          <button type="button" onClick={() => setDraft(undefined)}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={!canEdit || !draft.trim()}>
+            Save &amp; send
+          </button>
+        </div>
+      </form>
+    );
+  return (
+    <div className="row user" data-testid="user-message-row">
+      <div className="bubble" data-testid="user-message">
+        {text}
+      </div>
+      <div className="message-actions">
+        {versions}
+        <button type="button" disabled={!canEdit} onClick={() => setDraft(text)}>
+          Edit
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * `turn`: for the last assistant message of a turn, the ids of that turn's assistant
+ * messages (one usage footer per turn); empty for the others. `version`: where the message
+ * stands among its versions, when it has several. `canBranch`: editing and switching versions
+ * are possible now (not while an answer streams).
+ */
+export function MessageRow({
+  id,
+  streaming,
+  turn = [],
+  version,
+  canBranch = false,
+}: { id: string; streaming: boolean; turn?: readonly string[]; version?: { index: number; count: number } | undefined; canBranch?: boolean }) {
   const message = useMessage(id);
   if (!message || message.role === 'tool' || message.role === 'system') return null;
   const summary = message.parts.find((p): p is SummaryPart => p.type === 'summary');
   if (summary) return <SummaryView part={summary} />;
+  const versions = version && <Versions id={id} version={version} disabled={!canBranch} />;
   if (message.role === 'user') {
     const text = message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-    return (
-      <div className="row user" data-testid="user-message">
-        <div className="bubble">{text}</div>
-      </div>
-    );
+    return <UserMessage id={id} text={text} canEdit={canBranch} versions={versions} />;
   }
   // An answer that failed before its first word has nothing to show (the error says why).
-  if (message.parts.length === 0) return null;
+  if (message.parts.length === 0) return versions ? <div className="row assistant">{versions}</div> : null;
   const last = message.parts.length - 1;
   return (
     <div className="row assistant" data-testid="assistant-message" data-message-id={message.id}>
@@ -225,6 +294,7 @@ export function MessageRow({ id, streaming, turn = [] }: { id: string; streaming
           <PartView key={i} part={part} streaming={streaming && i === last} messageId={message.id} />
         ))}
         {turn.length > 0 && <Footer message={message} turn={turn} streaming={streaming} />}
+        {versions}
       </div>
     </div>
   );
