@@ -76,6 +76,7 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
   // Recomputed when messages are added, never per streamed delta (ids do not change then).
   const turns = useMemo(() => turnsOf(chat.store.getSnapshot().thread.messages), [ids, chat.store]);
   // Likewise the `‹ 1/3 ›` arrows: they change when versions are made or switched, not per delta.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: ids and branches are the signals of a change; the thread is read when one comes
   const versions = useMemo(() => versionsOf(chat.store.getSnapshot().thread), [ids, chat.thread.branches, chat.store]);
   const canBranch = chat.status === 'ready' || chat.status === 'error';
 
