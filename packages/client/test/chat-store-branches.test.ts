@@ -86,12 +86,43 @@ describe('ChatStore branches', () => {
     await store.regenerate();
     await store.persisted();
     const stored = JSON.parse(persist.data.get('t')!) as ChatRecord;
-    expect(stored.thread.branches?.['id1']?.others.map((v) => v.map((m) => m.id))).toEqual([['a1'], ['a2']]);
+    expect(stored.thread.branches?.id1?.others.map((v) => v.map((m) => m.id))).toEqual([['a1'], ['a2']]);
     const reloaded = new ChatStore({ api: '/api', fetch: () => Promise.reject(new Error('offline')), threadId: 't', persist });
     reloaded.connect();
     await until(() => reloaded.getSnapshot().status === 'ready');
     expect(reloaded.siblings('a3')).toEqual({ index: 2, count: 3 });
     reloaded.switchBranch('a3', 0);
+    expect(reloaded.getSnapshot().thread.messages.map((m) => m.id)).toEqual(['id1', 'a1']);
+  });
+
+  it('a reload while a regenerated answer streams resumes it and keeps the old version', async () => {
+    const persist = memory();
+    const mock = createMockServer({
+      onChat: (run) => {
+        if (run.id !== 'run_1') return run.push(...answer('a2', ['tw', 'o']).slice(0, 4));
+        run.push(...answer('a1', ['one']));
+        run.finish();
+      },
+    });
+    let n = 0;
+    const options = { api: '/api', fetch: mock.fetch, retryDelayMs: 0, threadId: 't', generateId: () => `id${++n}`, persist };
+    const store = new ChatStore(options);
+    const disconnect = store.connect();
+    await until(() => store.getSnapshot().status === 'ready');
+    await store.send('hi');
+    void store.regenerate();
+    await until(() => store.getMessage('a2')?.parts.length === 1);
+    await store.persisted();
+    disconnect();
+    const reloaded = new ChatStore(options);
+    reloaded.connect();
+    await until(() => mock.runs[1]!.connections === 1 && reloaded.getSnapshot().status === 'streaming');
+    mock.runs[1]!.push(...answer('a2', ['tw', 'o']).slice(4));
+    mock.runs[1]!.finish('completed', { thread: { version: 2, id: 't', messages: [...mock.runs[1]!.body.thread!.messages, { id: 'a2', role: 'assistant', parts: [{ type: 'text', text: 'two' }] }] } });
+    await reloaded.idle();
+    expect(reloaded.getSnapshot().thread.messages.map((m) => m.id)).toEqual(['id1', 'a2']);
+    expect(reloaded.siblings('a2')).toEqual({ index: 1, count: 2 });
+    reloaded.switchBranch('a2', 0);
     expect(reloaded.getSnapshot().thread.messages.map((m) => m.id)).toEqual(['id1', 'a1']);
   });
 });

@@ -1,4 +1,4 @@
-import { createThread, parseThread, type Event, type Message, type Thread, type ToolCallPart, type ToolResultPart } from '@parlance/protocol';
+import { createThread, forkAt, parseThread, switchBranch, type Event, type Message, type Thread, type ToolCallPart, type ToolResultPart } from '@parlance/protocol';
 import { fakeModel, type Script } from '@parlance/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -173,6 +173,42 @@ describe('createThreadTrust', () => {
     const resigned = await rotated.signThread(thread);
     await expect(createThreadTrust({ secret: SECRET }).verifyThread(resigned, { resume })).resolves.toBeUndefined();
     expect(() => createThreadTrust({ secret: 'short' })).toThrow(/at least 32/);
+  });
+
+  it('a branched thread: every version keeps verifying after switching, and a tampered inactive version is refused once shown', async () => {
+    const { post, trust } = fixture([
+      { toolCalls: [{ name: 'get_balance', input: {} }] },
+      { text: 'You have 42.' },
+      { toolCalls: [{ name: 'get_balance', input: {} }] },
+      { text: '42, again.' },
+    ]);
+    const first = copy((await post(createThread('t1', [user('balance?')]))).thread);
+    // Regenerate: the first answer (call, result, text) becomes an inactive version; the new one is signed by its run.
+    const second = copy((await post(forkAt(first, 1))).thread);
+    const tree = { ...second, branches: forkAt(first, 1).branches! };
+    const answer = tree.messages[1]!.id;
+    await expect(trust.verifyThread({ ...tree, messages: [...tree.messages, user('next', 'u2')] })).resolves.toBeUndefined();
+    const back = switchBranch(tree, answer, 0);
+    expect(back.messages).toEqual(first.messages);
+    await expect(trust.verifyThread({ ...back, messages: [...back.messages, user('next', 'u2')] })).resolves.toBeUndefined();
+    // What was stored aside is trusted no more than the active path: an edited input is refused when shown.
+    const tampered = copy(tree);
+    (tampered.branches!.u1!.others[0]![0]!.parts[0] as ToolCallPart).input = { admin: true };
+    await expect(trust.verifyThread(switchBranch(tampered, answer, 0))).rejects.toMatchObject({ code: 'permission', path: ['messages', 1, 'parts', 0] });
+  });
+
+  it('signThread signs every version of a host-built branched thread', async () => {
+    const trust = createThreadTrust({ secret: SECRET });
+    const turn = (n: number): Message[] => [
+      { id: `a${n}`, role: 'assistant', parts: [{ type: 'tool-call', id: `c${n}`, name: 'get_balance', input: {} }] },
+      { id: `r${n}`, role: 'tool', parts: [{ type: 'tool-result', toolCallId: `c${n}`, name: 'get_balance', output: { balance: n } }] },
+      { id: `t${n}`, role: 'assistant', parts: [{ type: 'text', text: `${n}` }] },
+    ];
+    const built = forkAt(createThread('t1', [user('balance?'), ...turn(1)]), 1, turn(2));
+    const signed = await trust.signThread(built);
+    await expect(trust.verifyThread(signed)).resolves.toBeUndefined();
+    await expect(trust.verifyThread(switchBranch(signed, 'a2', 0))).resolves.toBeUndefined();
+    await expect(trust.verifyThread(switchBranch(built, 'a2', 0))).rejects.toMatchObject({ code: 'permission' });
   });
 
   it('signs a call the stream cut off, so the cancelled thread still verifies', async () => {

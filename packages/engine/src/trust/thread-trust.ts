@@ -59,7 +59,7 @@ export interface ThreadTrust {
   verifyThread(thread: Thread, options?: VerifyThreadOptions): Promise<void>;
   /** The run's events with signatures added to tool calls, tool results, pauses and the final thread. */
   signEvents(thread: Thread, events: AsyncIterable<Event>): AsyncIterable<Event>;
-  /** A copy of a thread the host itself built (seeded history, a migration) with every tool part and pause signed. */
+  /** A copy of a thread the host itself built (seeded history, a migration) with every tool part and pause signed, in every version of a branched thread. */
   signThread(thread: Thread): Promise<Thread>;
 }
 
@@ -272,8 +272,9 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
     }
   }
 
-  async function signThread(thread: Thread): Promise<Thread> {
-    const messages = thread.messages.map((m) => ({ ...m, parts: m.parts.slice() }));
+  /** Signs one linear list of messages (the active path, or one inactive version of a branched thread). */
+  async function signMessages(threadId: string, path: readonly Message[]): Promise<Message[]> {
+    const messages = path.map((m) => ({ ...m, parts: m.parts.slice() }));
     // Calls first, then results (a result covers its call's signature), then pauses (they cover the calls').
     const sign = async (type: 'tool-call' | 'tool-result') => {
       const work: Promise<void>[] = [];
@@ -282,7 +283,7 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
         for (let j = 0; j < message.parts.length; j++) {
           const part = message.parts[j]!;
           if (part.type !== type) continue;
-          const text = part.type === 'tool-call' ? callText(thread.id, message, j, part) : resultText(thread.id, messages, i, j, part as ToolResultPart);
+          const text = part.type === 'tool-call' ? callText(threadId, message, j, part) : resultText(threadId, messages, i, j, part as ToolResultPart);
           work.push(
             keys.sign(text).then((signature) => {
               message.parts[j] = { ...part, signature };
@@ -297,11 +298,25 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
     await Promise.all(
       messages.map(async (message, i) => {
         if (!message.pause) return;
-        const signature = await keys.sign(pauseText(thread.id, message, message.pause.waitingFor));
+        const signature = await keys.sign(pauseText(threadId, message, message.pause.waitingFor));
         messages[i] = { ...message, pause: { ...message.pause, signature } };
       }),
     );
-    return { ...thread, messages };
+    return messages;
+  }
+
+  /**
+   * Every version is signed, not only the active path: a version switched back in sits where it
+   * was written (its messages' ids, roles and part positions unchanged), so it verifies as it is.
+   */
+  async function signThread(thread: Thread): Promise<Thread> {
+    const messages = await signMessages(thread.id, thread.messages);
+    if (!thread.branches) return { ...thread, messages };
+    const entries = Object.entries(thread.branches).map(async ([key, branch]) => {
+      const others = await Promise.all(branch.others.map((version) => signMessages(thread.id, version)));
+      return [key, { ...branch, others }] as const;
+    });
+    return { ...thread, messages, branches: Object.fromEntries(await Promise.all(entries)) };
   }
 
   return { verifyThread, signEvents: signStream, signThread };
