@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { messageText, type Message } from '@parlance/protocol';
+import { createThread, forkAt, messageText, siblingsOf, type Message } from '@parlance/protocol';
 import { fakeModel } from '@parlance/testing';
 import { ChatSession, createEngine, tool } from '../src/index.ts';
 import { deleteFile, deleted } from './fixtures/session-tools.ts';
@@ -39,6 +39,22 @@ describe('sessions', () => {
     // Nothing ran in this process.
     expect(deleted).toEqual([]);
   }, 30_000);
+
+  it('a branched thread: the model gets the active path only, and the other versions survive a send and JSON', async () => {
+    const model = fakeModel({ script: [{ text: 'Second answer.' }] });
+    const engine = createEngine({ model });
+    const text = (id: string, role: Message['role'], t: string): Message => ({ id, role, parts: [{ type: 'text', text: t }] });
+    // "Regenerated": the first answer is kept aside as a version of the message after u1.
+    const thread = forkAt(createThread('s', [text('u1', 'user', 'hi'), text('a1', 'assistant', 'First answer.')]), 1);
+    const session = ChatSession.create({ thread });
+    await session.continue(engine);
+    expect(model.requests[0]!.messages.map((m) => messageText(m))).toEqual(['hi']);
+    const answer = session.thread.messages[1]!;
+    expect(messageText(answer)).toBe('Second answer.');
+    const reloaded = ChatSession.fromJSON(JSON.stringify(session));
+    expect(reloaded.thread.branches).toEqual(thread.branches);
+    expect(siblingsOf(reloaded.thread, answer.id)).toEqual({ index: 1, count: 2 });
+  });
 
   it('submitToolResult, deny and answer record decisions that continue sends', async () => {
     const pick = tool({ name: 'pick_color', input: z.object({}) });

@@ -177,9 +177,11 @@ export class ChatSession {
   }
 
   private apply(result: ChatResult): ChatResult {
+    // A run sees and returns the active path only; the thread's other versions (edits, regenerations) stay.
+    const { branches } = this.state.thread;
     const next: SessionState = {
       version: SESSION_VERSION,
-      thread: result.thread,
+      thread: branches ? { ...result.thread, branches } : result.thread,
       status: statusOf(result.haltReason),
       pending: result.pending,
       decisions: {},
