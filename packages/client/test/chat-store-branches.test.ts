@@ -12,7 +12,8 @@ function setup(options: { hold?: boolean; persist?: PersistAdapter } = {}) {
     run.push(...answer(id, [`answer ${runs}`]));
     run.finish('completed', { thread: { ...run.body.thread!, messages: [...run.body.thread!.messages, { id, role: 'assistant', parts: [{ type: 'text', text: `answer ${runs}` }] }] } });
   };
-  const mock = createMockServer({ onChat: (run) => (options.hold ? undefined : finish(run)) });
+  // Frames cut every 7 bytes: mid-frame, mid-JSON.
+  const mock = createMockServer({ chunkBytes: 7, onChat: (run) => (options.hold ? undefined : finish(run)) });
   let n = 0;
   const store = new ChatStore({ api: '/api', fetch: mock.fetch, retryDelayMs: 0, threadId: 't', generateId: () => `id${++n}`, ...(options.persist ? { persist: options.persist } : {}) });
   store.schedule = (flush) => queueMicrotask(flush);
@@ -98,6 +99,7 @@ describe('ChatStore branches', () => {
   it('a reload while a regenerated answer streams resumes it and keeps the old version', async () => {
     const persist = memory();
     const mock = createMockServer({
+      chunkBytes: 5,
       onChat: (run) => {
         if (run.id !== 'run_1') return run.push(...answer('a2', ['tw', 'o']).slice(0, 4));
         run.push(...answer('a1', ['one']));

@@ -73,6 +73,45 @@ describe('branching threads', () => {
     );
   });
 
+  it('a corrupted branched thread is a typed error with a path (strict) or loses only what was corrupted (lenient), never a crash', () => {
+    const how = fc.constantFrom('delete', 'null', 'number', 'array', 'string', 'object');
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 3, maxLength: 20 }), fc.nat(), how, (ops, seed, mutation) => {
+        const root = JSON.parse(serializeThread(play(ops).thread)) as Record<string, unknown>;
+        // Break a random node of the branches (the root's own errors are thread.test.ts's).
+        const nodes: [Record<string | number, unknown>, string | number][] = [];
+        const visit = (node: unknown) => {
+          if (!node || typeof node !== 'object') return;
+          for (const [k, v] of Object.entries(node)) {
+            nodes.push([node as Record<string, unknown>, Array.isArray(node) ? Number(k) : k]);
+            visit(v);
+          }
+        };
+        if (!root.branches) return;
+        nodes.push([root, 'branches']);
+        visit(root.branches);
+        const [parent, key] = nodes[seed % nodes.length]!;
+        if (mutation === 'delete') delete parent[key];
+        else parent[key] = mutation === 'null' ? null : mutation === 'number' ? 7 : mutation === 'array' ? [] : mutation === 'object' ? {} : 'x';
+        const text = JSON.stringify(root);
+        try {
+          parseThread(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ParlanceError);
+          expect(error).toMatchObject({ code: 'invalid_request', path: expect.any(Array) });
+        }
+        const { thread, quarantined } = parseThreadLenient(text);
+        for (const q of quarantined) expect(q.path.length).toBeGreaterThan(0);
+        // What is left is a tree the protocol functions work on.
+        for (const m of thread.messages) {
+          const { index, count } = siblingsOf(thread, m.id);
+          expect(() => switchBranch(thread, m.id, (index + 1) % count)).not.toThrow();
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('switching to a version and back restores the thread, and the version sits at the positions it was written at', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 1, maxLength: 30 }), fc.nat(), fc.nat(), (ops, pick, to) => {
