@@ -1,6 +1,6 @@
 // Reads the SSE frames of a Parlance response (https://html.spec.whatwg.org/multipage/server-sent-events.html):
 // `id:` and `data:` lines, frames split by a blank line, comments (heartbeats) skipped.
-import type { Event } from '@parlance/protocol';
+import { type Event, frameEventId } from '@parlance/protocol';
 
 export interface Frame {
   id?: string;
@@ -25,6 +25,7 @@ export async function* frames(response: Response, stats: { chunks: number } = { 
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
+  let lastId: string | undefined;
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -35,7 +36,12 @@ export async function* frames(response: Response, stats: { chunks: number } = { 
       while (at >= 0) {
         const frame = parseFrame(buffer.slice(0, at));
         buffer = buffer.slice(at + 2);
-        if (frame) yield frame;
+        if (frame) {
+          // A delta sent without an id follows the frame before it.
+          const id = frameEventId(frame.id, frame.data, lastId);
+          if (id !== undefined) lastId = frame.id = id;
+          yield frame;
+        }
         at = buffer.indexOf('\n\n');
       }
     }

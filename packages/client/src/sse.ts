@@ -1,10 +1,11 @@
 /**
- * Reads a Parlance SSE body: one protocol event per frame, `id: <runId>:<seq>`.
+ * Reads a Parlance SSE body: one protocol event per frame, `id: <runId>:<seq>` (a delta without
+ * one is numbered from the frame before it: `frameEventId`).
  * Decoding is eventsource-parser's (comments such as `: ping` are skipped there);
  * bytes are decoded with a streaming TextDecoder so a multibyte character split
  * across chunks survives. Spec: https://html.spec.whatwg.org/multipage/server-sent-events.html
  */
-import { EVENT_TYPES, ParlanceError, type Event } from '@parlance/protocol';
+import { EVENT_TYPES, frameEventId, ParlanceError, type Event } from '@parlance/protocol';
 import { createParser } from 'eventsource-parser';
 
 export type FrameHandler = (event: Event, id: string | undefined) => void;
@@ -12,6 +13,7 @@ export type FrameHandler = (event: Event, id: string | undefined) => void;
 export async function readSse(body: ReadableStream<Uint8Array> | null, onEvent: FrameHandler): Promise<void> {
   if (!body) throw new ParlanceError('invalid_response', 'The response has no body');
   let failure: ParlanceError | undefined;
+  let last: string | undefined;
   const parser = createParser({
     onEvent(frame) {
       if (failure) return;
@@ -23,7 +25,9 @@ export async function readSse(body: ReadableStream<Uint8Array> | null, onEvent: 
         return;
       }
       // An event type from a newer server is skipped, not fatal.
-      if ((EVENT_TYPES as readonly string[]).includes(event?.type)) onEvent(event, frame.id);
+      const id = frameEventId(frame.id, event ?? {}, last);
+      if (id !== undefined) last = id;
+      if ((EVENT_TYPES as readonly string[]).includes(event?.type)) onEvent(event, id);
     },
   });
   const reader = body.getReader();

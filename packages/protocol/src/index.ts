@@ -100,4 +100,4 @@ export {
   type Thread,
 } from './thread.ts';
 export { USAGE_KEYS, addUsage, mergeUsage, type Usage } from './usage.ts';
-export { formatSseFrame, parseEventId, formatEventId } from './wire.ts';
+export { DELTA_ID_EVERY, formatEventId, formatSseFrame, frameEventId, parseEventId, sendsEventId } from './wire.ts';

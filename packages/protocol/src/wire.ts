@@ -1,7 +1,14 @@
 /**
  * The protocol over HTTP: Server-Sent Events, one protocol event per frame as JSON
- * in `data:`, with an `id:` of `<runId>:<sequence>` so a client can resume with
- * Last-Event-ID. JSON never contains a raw newline, so one `data:` line suffices.
+ * in `data:` (the type is in the JSON: no `event:` line), with an `id:` of
+ * `<runId>:<sequence>` so a client can resume with Last-Event-ID. JSON never contains
+ * a raw newline, so one `data:` line suffices.
+ *
+ * Deltas are most of a stream, so most of them go without an `id:`: a delta frame
+ * without one is the event right after the previous frame (`frameEventId`). The
+ * server writes an id on every other event, on the first frame of a response, and
+ * on every `DELTA_ID_EVERY`th event, so a bare EventSource resumes at most that many
+ * events back (and a client that counts, like `@parlance/client`, exactly).
  * Spec: https://html.spec.whatwg.org/multipage/server-sent-events.html
  */
 import type { Event } from './events.ts';
@@ -36,12 +43,49 @@ export function parseEventId(id: string | null | undefined): { runId: string; se
 }
 
 /**
- * One event as an SSE frame (`id:` + `data:` lines).
+ * One event as an SSE frame (`id:` + `data:` lines; the type is in the data).
  *
  * @example
  * controller.enqueue(encoder.encode(formatSseFrame(event, formatEventId(runId, sequence))));
  */
 export function formatSseFrame(event: Event, id?: string): string {
   if (id !== undefined && /[\r\n]/.test(id)) throw new TypeError('An SSE id must not contain CR or LF');
-  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  return `${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(event)}\n\n`;
+}
+
+/**
+ * A delta frame carries an `id:` at least this often (bounds what a bare EventSource replays on resume).
+ *
+ * @example
+ * if (sequence % DELTA_ID_EVERY === 0) frame = `id: ${formatEventId(runId, sequence)}\n${frame}`;
+ */
+export const DELTA_ID_EVERY = 64;
+
+const isDelta = (type: string) => type === 'text-delta' || type === 'reasoning-delta' || type === 'tool-call-delta';
+
+/**
+ * Whether the server writes this event's id on its frame: always, except on a delta that is
+ * not its response's first frame nor a multiple of `DELTA_ID_EVERY`.
+ *
+ * @example
+ * const id = sendsEventId(event, seq, first) ? formatEventId(runId, seq) : undefined;
+ */
+export function sendsEventId(event: Event, sequence: number, firstInResponse: boolean): boolean {
+  return firstInResponse || !isDelta(event.type) || sequence % DELTA_ID_EVERY === 0;
+}
+
+/**
+ * The id of a frame as read: its own `id:`, or for a delta sent without one, the id after the
+ * previous frame's (`previous`, the last id this reader assigned). Undefined for other frames
+ * without an id (out-of-band frames, e.g. a store failure, are not events of the run).
+ *
+ * @example
+ * let last: string | undefined;
+ * parser.onEvent = (frame) => { const event = JSON.parse(frame.data); last = frameEventId(frame.id, event, last) ?? last; };
+ */
+export function frameEventId(id: string | undefined, event: Pick<Event, 'type'>, previous: string | undefined): string | undefined {
+  if (id) return id;
+  if (!isDelta(event.type)) return undefined;
+  const last = parseEventId(previous);
+  return last && formatEventId(last.runId, last.sequence + 1);
 }

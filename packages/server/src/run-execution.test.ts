@@ -121,7 +121,7 @@ describe('store failure during a stream', () => {
     const app = createParlanceApp({ models, run: textRunner(['kept', ' more']).runner, store, onError: (error) => void seen.push(error) });
     const frames = await readAll(await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 'gone' })));
     expect(textOf(frames.map((f) => f.data))).toBe('kept');
-    expect(frames.at(-1)).toEqual({ event: 'error', data: { type: 'error', code: 'store_unavailable', message: 'The run store is not available', retryable: true } });
+    expect(frames.at(-1)).toEqual({ data: { type: 'error', code: 'store_unavailable', message: 'The run store is not available', retryable: true } });
     expect(frames.slice(0, -1).every((f) => f.id !== undefined)).toBe(true);
     expect(JSON.stringify(frames)).not.toContain('READONLY');
     expect((seen[0] as Error).message).toMatch(/READONLY/);

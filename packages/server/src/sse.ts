@@ -1,9 +1,10 @@
 /**
- * The SSE response: one protocol event per frame with a resumable `id:`, a
+ * The SSE response: one protocol event per frame with a resumable `id:` (left off most deltas, see
+ * the protocol's `sendsEventId`), a
  * heartbeat comment so proxies and load balancers keep the connection open, and
  * the headers that stop proxies from buffering or compressing the stream.
  */
-import { errorEvent, formatEventId, formatSseFrame, ParlanceError } from '@parlance/protocol';
+import { errorEvent, formatEventId, formatSseFrame, ParlanceError, sendsEventId } from '@parlance/protocol';
 import type { StoredEvent } from './run-store.ts';
 
 export const SSE_HEADERS: Record<string, string> = {
@@ -34,6 +35,8 @@ export function sseResponse(
   const events = follow(controller.signal)[Symbol.asyncIterator]();
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let closed = false;
+  /** The first frame of a response always names its event, so a reader can number the id-less deltas after it. */
+  let first = true;
   const stop = () => {
     if (closed) return;
     closed = true;
@@ -63,7 +66,8 @@ export function sseResponse(
           return;
         }
         const { seq, event } = next.value;
-        stream.enqueue(encoder.encode(formatSseFrame(event, formatEventId(options.runId, seq))));
+        stream.enqueue(encoder.encode(formatSseFrame(event, sendsEventId(event, seq, first) ? formatEventId(options.runId, seq) : undefined)));
+        first = false;
       } catch (error) {
         if (closed) return;
         stop();

@@ -2,6 +2,7 @@
 // cancel arrive as other requests. workerd lets no request touch I/O another request
 // started ("Cannot perform I/O on behalf of a different request"), so a cancel must reach
 // the run through the store, and the run's own request aborts its upstream.
+import { frameEventId } from '@parlance/protocol';
 import { SELF } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import { errors, upstreams } from './worker.ts';
@@ -11,6 +12,7 @@ const BASE = 'https://worker.example';
 async function* events(res: Response): AsyncGenerator<{ id: string; data: { type: string; delta?: string; haltReason?: string } }> {
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
+  let last: string | undefined;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return;
@@ -18,9 +20,12 @@ async function* events(res: Response): AsyncGenerator<{ id: string; data: { type
     for (let at = buffer.indexOf('\n\n'); at >= 0; at = buffer.indexOf('\n\n')) {
       const frame = buffer.slice(0, at);
       buffer = buffer.slice(at + 2);
-      const id = /^id: (.*)$/m.exec(frame)?.[1];
       const data = /^data: (.*)$/m.exec(frame)?.[1];
-      if (id && data) yield { id, data: JSON.parse(data) };
+      if (!data) continue;
+      const event = JSON.parse(data);
+      // A delta without an id follows the frame before it (see the protocol's frameEventId).
+      const id = frameEventId(/^id: (.*)$/m.exec(frame)?.[1], event, last);
+      if (id) yield { id: (last = id), data: event };
     }
   }
 }

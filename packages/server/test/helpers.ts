@@ -1,4 +1,4 @@
-import type { Event } from '@parlance/protocol';
+import { type Event, frameEventId } from '@parlance/protocol';
 import type { ChatRunInput, ChatRunner } from '../src/handler.ts';
 
 export interface Frame {
@@ -30,6 +30,7 @@ export async function* frames(response: Response, signal?: AbortSignal): AsyncGe
   const decoder = new TextDecoder();
   const random = seeded(++streams);
   let buffer = '';
+  let last: string | undefined;
   try {
     for (;;) {
       if (signal?.aborted) return;
@@ -50,6 +51,11 @@ export async function* frames(response: Response, signal?: AbortSignal): AsyncGe
             else if (line.startsWith('id: ')) frame.id = line.slice(4);
             else if (line.startsWith('event: ')) frame.event = line.slice(7);
             else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6)) as Event;
+          }
+          // Ids as a client reads them: a delta sent without one follows the previous frame.
+          if (frame.data) {
+            const id = frameEventId(frame.id, frame.data, last);
+            if (id !== undefined) last = frame.id = id;
           }
           yield frame;
           at = buffer.indexOf('\n\n');
