@@ -38,6 +38,15 @@ type Response_ = { toolResult?: { output: unknown; isError?: boolean }; approval
 const busy = (s: ChatState) =>
   s.status === 'loading' || s.status === 'submitted' || s.status === 'streaming' || (s.status === 'ready' && s.queue.length > 0 && !s.pending.length);
 
+/**
+ * A chat over the Parlance server, framework-free: send, stop, regenerate, retry, answers for a paused run, and resume after a dropped connection or a reload (with `persist`). Builds without randomness or the clock, so it can be created during render.
+ *
+ * @example
+ * const chat = new ChatStore({ api: '/api/chat', persist: localStorageAdapter(), threadId: 'support' });
+ * const disconnect = chat.connect();
+ * chat.subscribe(() => render(chat.getSnapshot()));
+ * await chat.send('Where is my order?');
+ */
 export class ChatStore extends Store<ChatState> {
   options: ChatOptions;
   #abort: AbortController | undefined;

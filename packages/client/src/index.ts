@@ -12,15 +12,14 @@ export {
   type RunCursor,
   type ThreadSummary,
 } from './persist.ts';
-export { emitRunFinish, onRunFinish, type RunFinish } from './run-events.ts';
+export { onRunFinish, type RunFinish } from './run-events.ts';
 export { readSse, type FrameHandler } from './sse.ts';
-export { Store, nextFrame, type Listener, type Schedule } from './store.ts';
+export { Store, type Listener, type Schedule } from './store.ts';
 export { StreamStore, type StreamOptions, type StreamSource, type StreamStoreState } from './stream-store.ts';
 export {
   cancelRun,
   fetchModels,
   postChat,
-  request,
   resumeRun,
   type TransportOptions,
 } from './transport.ts';

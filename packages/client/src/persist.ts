@@ -102,7 +102,12 @@ export function summarize(id: string, stored: unknown): ThreadSummary {
   return summary;
 }
 
-/** Web Storage (localStorage by default), one JSON record per key `<prefix><threadId>`. */
+/**
+ * Web Storage (localStorage by default), one JSON record per key `<prefix><threadId>`.
+ *
+ * @example
+ * useChat({ api: '/api/chat', threadId: 'main', persist: localStorageAdapter({ prefix: 'myapp:thread:' }) });
+ */
 export function localStorageAdapter(options: { storage?: Storage; prefix?: string } = {}): ListingAdapter {
   const prefix = options.prefix ?? 'parlance:thread:';
   const storage = () => options.storage ?? globalThis.localStorage;
@@ -125,7 +130,13 @@ export function localStorageAdapter(options: { storage?: Storage; prefix?: strin
   };
 }
 
-/** IndexedDB: one object store, keyed by thread id (records are structured-cloned, not stringified). */
+/**
+ * IndexedDB: one object store, keyed by thread id (records are structured-cloned, not stringified).
+ *
+ * @example
+ * const persist = indexedDbAdapter({ name: 'my-app' });
+ * const chat = new ChatStore({ api: '/api/chat', threadId, persist });
+ */
 export function indexedDbAdapter(options: { name?: string; store?: string; indexedDB?: IDBFactory } = {}): ListingAdapter {
   const name = options.store ?? 'threads';
   let db: Promise<IDBDatabase> | undefined;

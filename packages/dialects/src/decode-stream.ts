@@ -20,6 +20,14 @@ export interface Framer {
   flush(): WireEvent[];
 }
 
+/**
+ * 
+ *
+ * @example
+ * const framer = createFramer('ndjson');
+ * for (const wire of framer.push(chunkText)) handle(wire);
+ * for (const wire of framer.flush()) handle(wire);
+ */
 export function createFramer(framing: Dialect['framing']): Framer {
   if (framing === 'ndjson') {
     const lines = createLineSplitter();

@@ -1,11 +1,11 @@
 export { anthropicMessages } from './anthropic-messages/index.ts';
-export { createFramer, decodeDialectStream, decodeDialectText, type DecodeStreamOptions, type Framer } from './decode-stream.ts';
+export { createFramer, type DecodeStreamOptions, type Framer } from './decode-stream.ts';
 export { googleGemini } from './google-gemini/index.ts';
 export { ollamaChat } from './ollama-chat/index.ts';
 export { openaiCompletions } from './openai-completions/index.ts';
 export { openaiResponses } from './openai-responses/index.ts';
 export { decodeStream, decodeText, getDialect, isDialectId } from './registry.ts';
-export { createStreamState, parseJson, parseToolInput, type StreamState } from './shared/stream-state.ts';
+export { parseToolInput, type StreamState } from './shared/stream-state.ts';
 export { dropNullOptionals, strictJsonSchema, type StrictSchemaResult } from './shared/strict-schema.ts';
 export { MISSING_TOOL_RESULT, repairToolPairs } from './shared/tool-pairs.ts';
 export {

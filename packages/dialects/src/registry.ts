@@ -20,6 +20,12 @@ const dialects: Record<DialectId, Dialect> = {
   ollama_chat: ollamaChat,
 };
 
+/**
+ * Whether a string names one of the five dialects.
+ *
+ * @example
+ * const dialect = isDialectId(query.dialect) ? query.dialect : 'openai_completions';
+ */
 export function isDialectId(value: unknown): value is DialectId {
   return typeof value === 'string' && (DIALECT_IDS as readonly string[]).includes(value);
 }

@@ -8,6 +8,12 @@ import type { ResponseEncoding } from './shared/response-encoding.ts';
 
 export type DialectId = 'openai_completions' | 'openai_responses' | 'anthropic_messages' | 'google_gemini' | 'ollama_chat';
 
+/**
+ * The five dialect ids.
+ *
+ * @example
+ * for (const id of DIALECT_IDS) console.log(id, getDialect(id).framing);
+ */
 export const DIALECT_IDS = [
   'openai_completions',
   'openai_responses',

@@ -12,6 +12,12 @@ export interface EngineRunnerOptions {
   engine?: Omit<EngineOptions, 'env' | 'generateId'> | ((env: Env) => Omit<EngineOptions, 'env' | 'generateId'>);
 }
 
+/**
+ * Runs each chat with `@parlance/engine`: the server's tools, system prompt and hooks, keys from the server's environment.
+ *
+ * @example
+ * const run = engineRunner({ engine: (env) => ({ system: 'Be brief.', tools: [weather], maxSteps: Number(env.MAX_STEPS ?? 8) }) });
+ */
 export function engineRunner(options: EngineRunnerOptions = {}): ChatRunner {
   const settingsFor = (env: Env) => (typeof options.engine === 'function' ? options.engine(env) : (options.engine ?? {}));
   const runner: ChatRunner = (input) => {
@@ -58,7 +64,13 @@ function withClientTools(settings: Omit<EngineOptions, 'env' | 'generateId'>, de
   return { ...settings, tools: [...(settings.tools ?? []), ...added] };
 }
 
-/** Model entries with capabilities from the engine's catalog, for `GET /models`. */
+/**
+ * Model entries with capabilities from the engine's catalog, for `GET /models`.
+ *
+ * @example
+ * const models = catalogModels(['anthropic:claude-sonnet-4-5', 'openai:gpt-5-mini']);
+ * createParlanceApp({ models, run: engineRunner() });
+ */
 export function catalogModels(ids: string[]): ModelEntry[] {
   return ids.map((id) => {
     const at = id.indexOf(':');

@@ -252,6 +252,16 @@ function waitUntil(c: Context, promise: Promise<unknown>) {
   }
 }
 
+/**
+ * The Parlance API as a Hono app: `POST /chat`, `GET /runs/:runId/events` (resume), `POST /runs/:runId/cancel`, `GET /models`. Mount it where the client's `api` points.
+ *
+ * @example
+ * const app = new Hono().route('/api', createParlanceApp({
+ *   models: catalogModels(['anthropic:claude-sonnet-4-5']),
+ *   run: engineRunner({ engine: { tools: [weather] } }),
+ * }));
+ * export default app; // Node (@hono/node-server), Bun, Deno, Workers
+ */
 export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any, any> {
   const store = options.store ?? createMemoryRunStore();
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
@@ -487,7 +497,14 @@ async function* prepared(events: AsyncIterable<Event>, map: (event: Event) => Ev
   for await (const event of events) yield map(event);
 }
 
-/** The same app as a plain `(request) => Promise<Response>`: a Next.js or Remix route handler. */
+/**
+ * The same app as a plain `(request) => Promise<Response>`: a Next.js or Remix route handler.
+ *
+ * @example
+ * // app/api/chat/[...path]/route.ts (Next.js); the client uses useChat({ api: '/api/chat' })
+ * const handler = createParlanceHandler({ basePath: '/api/chat', models: catalogModels(['openai:gpt-5-mini']), run: engineRunner() });
+ * export { handler as GET, handler as POST };
+ */
 export function createParlanceHandler(options: ParlanceServerOptions): (request: Request) => Promise<Response> {
   const app = createParlanceApp(options);
   return async (request) => app.fetch(request);

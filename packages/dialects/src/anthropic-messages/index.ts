@@ -8,6 +8,13 @@ import { anthropicResponseEncoding } from './encode-response.ts';
 import { createAnthropicDecoder } from './decode.ts';
 import { anthropicRequestHeaders, encodeAnthropicRequest } from './encode.ts';
 
+/**
+ * The Anthropic Messages dialect (`POST /v1/messages`, SSE).
+ *
+ * @example
+ * const body = anthropicMessages.encodeRequest({ model: 'claude-sonnet-4-5', messages });
+ * const decoder = anthropicMessages.createDecoder();
+ */
 export const anthropicMessages: Dialect = {
   ...anthropicResponseEncoding,
   decodeRequest: decodeAnthropicRequest,

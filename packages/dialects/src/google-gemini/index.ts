@@ -8,6 +8,12 @@ import { geminiResponseEncoding } from './encode-response.ts';
 import { createGeminiDecoder } from './decode.ts';
 import { encodeGeminiRequest } from './encode.ts';
 
+/**
+ * The Google Gemini dialect (`streamGenerateContent?alt=sse`).
+ *
+ * @example
+ * const path = googleGemini.path('gemini-2.5-flash', { stream: true }); // '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse'
+ */
 export const googleGemini: Dialect = {
   ...geminiResponseEncoding,
   decodeRequest: decodeGeminiRequest,

@@ -8,6 +8,12 @@ import { ollamaResponseEncoding } from './encode-response.ts';
 import { createOllamaDecoder } from './decode.ts';
 import { encodeOllamaRequest } from './encode.ts';
 
+/**
+ * The Ollama chat dialect (`POST /api/chat`, NDJSON).
+ *
+ * @example
+ * const events = decodeText(ollamaChat, recordedNdjson);
+ */
 export const ollamaChat: Dialect = {
   ...ollamaResponseEncoding,
   decodeRequest: decodeOllamaRequest,

@@ -9,6 +9,12 @@ import { completionsResponseEncoding } from './encode-response.ts';
 import { createDecoder } from './decode.ts';
 import { encodeRequest } from './encode.ts';
 
+/**
+ * 
+ *
+ * @example
+ * const body = openaiCompletions.encodeRequest({ model: 'gpt-4.1', messages, tools });
+ */
 export const openaiCompletions: Dialect = {
   ...completionsResponseEncoding,
   decodeRequest: decodeCompletionsRequest,

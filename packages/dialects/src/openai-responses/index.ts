@@ -11,6 +11,12 @@ import { responsesResponseEncoding } from './encode-response.ts';
 import { createResponsesDecoder } from './decode.ts';
 import { encodeResponsesRequest } from './encode.ts';
 
+/**
+ * The OpenAI Responses dialect (`POST /responses`, SSE).
+ *
+ * @example
+ * for await (const event of decodeStream(openaiResponses, response.body!)) console.log(event.type);
+ */
 export const openaiResponses: Dialect = {
   ...responsesResponseEncoding,
   decodeRequest: decodeResponsesRequest,

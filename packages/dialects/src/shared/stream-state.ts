@@ -59,7 +59,12 @@ export interface StreamState {
 
 const RETRYABLE = new Set(['rate_limited', 'overloaded', 'server_error', 'timeout', 'network', 'invalid_response']);
 
-/** Parses complete tool arguments. Empty means "no arguments"; invalid JSON is kept as the raw string. */
+/**
+ * Parses complete tool arguments. Empty means "no arguments"; invalid JSON is kept as the raw string.
+ *
+ * @example
+ * parseToolInput('{"city":"Oslo"}'); // { ok: true, value: { city: 'Oslo' } }
+ */
 export function parseToolInput(text: string): { ok: true; value: unknown } | { ok: false; raw: string; message: string } {
   if (text.trim() === '') return { ok: true, value: {} };
   try {
