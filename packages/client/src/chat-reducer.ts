@@ -108,6 +108,12 @@ function unanswered(messages: Message[]): PendingInput[] {
   return calls.filter((c) => !answered.has(c.toolCallId));
 }
 
+/**
+ * The chat's state changes, as a pure reducer over `ChatAction`s (what `ChatStore` dispatches).
+ *
+ * @example
+ * const next = chatReducer(state, { type: 'submit', messages: [message] });
+ */
 export function chatReducer(current: ChatState, action: ChatAction): ChatState {
   const state = action.type === 'event' ? current : settle(current);
   switch (action.type) {

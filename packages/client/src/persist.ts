@@ -6,6 +6,12 @@
  */
 import { ParlanceError, createThread, parseThreadLenient, type FoldState, type Message, type QuarantinedMessage, type Thread } from '@parlance/protocol';
 
+/**
+ * The stored chat record's format version (`loadRecord` reads older ones).
+ *
+ * @example
+ * const fresh = (stored as ChatRecord).version === RECORD_VERSION;
+ */
 export const RECORD_VERSION = 1;
 
 /** Where a streaming run stands: enough to resume it after a reload. */
@@ -54,7 +60,12 @@ function shift(run: RunCursor, removed: number[]): RunCursor {
   return { ...run, fold: { ...run.fold, current: run.fold.current < 0 ? -1 : at(run.fold.current), blocks } };
 }
 
-/** Reads a stored value (record, JSON text, or a bare thread from before records) into a checked record. */
+/**
+ * Reads a stored value (record, JSON text, or a bare thread from before records) into a checked record.
+ *
+ * @example
+ * const { thread, run } = loadRecord(localStorage.getItem('parlance:thread:t1'));
+ */
 export function loadRecord(stored: unknown): ChatRecord {
   let value = stored;
   if (typeof value === 'string') {
@@ -77,7 +88,12 @@ export function loadRecord(stored: unknown): ChatRecord {
   return out;
 }
 
-/** What `save` writes: JSON-safe (a tool call still streaming has no input yet; JSON would drop the key). */
+/**
+ * What `save` writes: JSON-safe (a tool call still streaming has no input yet; JSON would drop the key).
+ *
+ * @example
+ * await adapter.save(thread.id, toRecord(thread, run, queue, quarantined));
+ */
 export function toRecord(thread: Thread, run: RunCursor | undefined, queue: Message[], quarantined: QuarantinedMessage[]): ChatRecord {
   const messages = run
     ? thread.messages.map((m) =>

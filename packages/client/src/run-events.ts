@@ -9,6 +9,13 @@ export interface RunFinish {
 
 const listeners = /* @__PURE__ */ new Set<(info: RunFinish) => void>();
 
+/**
+ * Calls `listener` whenever a chat run in this page ends; returns the unsubscribe function.
+ *
+ * @example
+ * const off = onRunFinish(({ threadId, haltReason }) => console.log(threadId, haltReason));
+ * // later: off();
+ */
 export function onRunFinish(listener: (info: RunFinish) => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);

@@ -10,6 +10,12 @@ import { createParser } from 'eventsource-parser';
 
 export type FrameHandler = (event: Event, id: string | undefined) => void;
 
+/**
+ * Reads a Parlance SSE body, calling `onEvent` for each protocol event with its resumable id; throws a typed error on a malformed frame.
+ *
+ * @example
+ * await readSse(response.body, (event, id) => { lastId = id ?? lastId; handle(event); });
+ */
 export async function readSse(body: ReadableStream<Uint8Array> | null, onEvent: FrameHandler): Promise<void> {
   if (!body) throw new ParlanceError('invalid_response', 'The response has no body');
   let failure: ParlanceError | undefined;

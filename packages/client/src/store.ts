@@ -16,6 +16,14 @@ export const nextFrame: Schedule = (flush) => {
   else setTimeout(flush, 16);
 };
 
+/**
+ * A tiny observable store (`subscribe`, `getSnapshot`) for `useSyncExternalStore`, publishing at most once per frame while streaming.
+ *
+ * @example
+ * class Counter extends Store<number> { increment = () => this.set(this.getSnapshot() + 1); }
+ * const counter = new Counter(0);
+ * counter.subscribe(() => console.log(counter.getSnapshot()));
+ */
 export class Store<S> {
   protected state: S;
   #snapshot: S;

@@ -62,17 +62,36 @@ const json = (body: unknown): RequestInit => ({
   body: JSON.stringify(body),
 });
 
+/**
+ * Starts a run (`POST {api}/chat`): the run id from `X-Parlance-Run-Id` and the streaming response.
+ *
+ * @example
+ * const { runId, response } = await postChat({ api: '/api/chat' }, { thread, clientRequestId: crypto.randomUUID() });
+ * await readSse(response.body, (event) => console.log(event.type));
+ */
 export async function postChat(o: TransportOptions, body: ChatRequestBody, signal?: AbortSignal): Promise<{ runId?: string; response: Response }> {
   const response = await request(o, '/chat', { ...json(body), signal: signal ?? null });
   return { runId: response.headers.get(RUN_ID_HEADER) ?? undefined, response };
 }
 
+/**
+ * Reopens a run's stream after the last event seen (`GET {api}/runs/:runId/events`, `Last-Event-ID`).
+ *
+ * @example
+ * const response = await resumeRun({ api: '/api/chat' }, runId, lastEventId);
+ */
 export function resumeRun(o: TransportOptions, runId: string, lastEventId?: string, signal?: AbortSignal): Promise<Response> {
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   if (lastEventId) headers['last-event-id'] = lastEventId;
   return request(o, `/runs/${encodeURIComponent(runId)}/events`, { headers, signal: signal ?? null });
 }
 
+/**
+ * Asks the server to cancel a run (`POST {api}/runs/:runId/cancel`).
+ *
+ * @example
+ * await cancelRun({ api: '/api/chat' }, runId);
+ */
 export async function cancelRun(o: TransportOptions, runId: string): Promise<void> {
   await request(o, `/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' });
 }

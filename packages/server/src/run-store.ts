@@ -73,7 +73,12 @@ export interface RunLimits {
   leaseMs: number;
 }
 
-/** The limits every store uses unless told otherwise. */
+/**
+ * The limits every store uses unless told otherwise.
+ *
+ * @example
+ * createMemoryRunStore({ limits: { ...DEFAULT_RUN_LIMITS, maxRunning: 50 } });
+ */
 export const DEFAULT_RUN_LIMITS: RunLimits = {
   maxEventsPerRun: 100_000,
   maxBytesPerRun: 16 * 1024 * 1024,

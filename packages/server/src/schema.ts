@@ -15,12 +15,25 @@ type ShapeOf<T> = { [K in keyof Required<T>]: z.ZodMiniType };
 const json = z.unknown();
 const id = z.string().check(z.minLength(1));
 
+/**
+ * What continues a paused run (tool results, approvals, answers), as the server validates it.
+ *
+ * @example
+ * const parsed = resumeSchema.safeParse(body.resume);
+ */
 export const resumeSchema = z.strictObject({
   toolResults: z.optional(z.array(z.object({ toolCallId: id, output: json, isError: z.optional(z.boolean()) }))),
   approvals: z.optional(z.array(z.object({ toolCallId: id, approved: z.boolean(), reason: z.optional(z.string()) }))),
   answers: z.optional(z.array(z.object({ toolCallId: id, answer: z.string() }))),
 } satisfies ShapeOf<ResumeInput>) satisfies z.ZodMiniType<ResumeInput>;
 
+/**
+ * The `POST /chat` body as the server validates it (zod/mini).
+ *
+ * @example
+ * const parsed = chatBodySchema.safeParse(await request.json());
+ * if (!parsed.success) return Response.json({ issues: parsed.error.issues }, { status: 400 });
+ */
 export const chatBodySchema = z
   .strictObject({
     thread: z.optional(z.record(z.string(), json)),
@@ -47,6 +60,9 @@ const MAX_THINKING_BUDGET = 128_000;
 /**
  * The call options a browser may set. Everything else (tools, system prompt, extras,
  * keys) is the server's to decide; an unknown option is a 400, not silently ignored.
+ *
+ * @example
+ * createParlanceApp({ models, run, clientOptions: clientOptionsSchema });
  */
 export const clientOptionsSchema = z.strictObject({
   temperature: z.optional(z.number().check(z.gte(0), z.lte(2))),

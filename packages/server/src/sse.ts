@@ -7,6 +7,12 @@
 import { errorEvent, formatEventId, formatSseFrame, ParlanceError, sendsEventId } from '@parlance/protocol';
 import type { StoredEvent } from './run-store.ts';
 
+/**
+ * The headers of a Parlance SSE response (no buffering, no compression, no caching).
+ *
+ * @example
+ * return new Response(stream, { headers: SSE_HEADERS });
+ */
 export const SSE_HEADERS: Record<string, string> = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache, no-transform',
@@ -26,6 +32,12 @@ export interface SseOptions {
   onClose?: () => void;
 }
 
+/**
+ * A run's events as an SSE response: resumable ids, heartbeats, a typed error frame if the source fails.
+ *
+ * @example
+ * return sseResponse((signal) => store.follow(runId, afterSeq, signal), { runId, heartbeatMs: 15_000 });
+ */
 export function sseResponse(
   follow: (signal: AbortSignal) => AsyncIterable<StoredEvent>,
   options: SseOptions,
