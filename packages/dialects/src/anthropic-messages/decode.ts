@@ -82,6 +82,13 @@ function isErrorResult(block: Json): boolean {
   return isObject(content) && typeof content.type === 'string' && content.type.endsWith('_error');
 }
 
+/**
+ * A decoder for one Messages API stream (what `anthropicMessages.createDecoder` gives).
+ *
+ * @example
+ * const decoder = createAnthropicDecoder();
+ * for (const wire of frames) for (const event of decoder.push(wire)) handle(event);
+ */
 export function createAnthropicDecoder(): Decoder {
   const state: StreamState = createStreamState();
   const blocks = new Map<number, Block>();

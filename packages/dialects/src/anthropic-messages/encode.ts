@@ -44,11 +44,23 @@ import { summariesAsText } from '../shared/summary-parts.ts';
 
 type Json = Record<string, unknown>;
 
+/**
+ * The `max_tokens` sent when the request sets none (the API requires one).
+ *
+ * @example
+ * encodeAnthropicRequest({ model, messages }).max_tokens; // DEFAULT_MAX_TOKENS, or more with thinking
+ */
 export const DEFAULT_MAX_TOKENS = 8192;
 const MIN_THINKING_BUDGET = 1024;
 /** The smallest output ceiling among thinking-capable models (Claude Opus 4 and 4.1). */
 const THINKING_DEFAULT_CEILING = 32000;
 
+/**
+ * Thinking budgets (tokens) for each reasoning effort, for models that take a budget.
+ *
+ * @example
+ * encodeAnthropicRequest({ model, messages, thinking: { effort: 'high' } }); // budget_tokens: EFFORT_BUDGETS.high
+ */
 export const EFFORT_BUDGETS: Record<ReasoningEffort, number> = {
   minimal: 1024,
   low: 2048,
@@ -71,7 +83,12 @@ function systemBlocks(request: ModelRequest): Json[] {
   return texts.map((text) => ({ type: 'text', text }));
 }
 
-/** Closes object schemas (`additionalProperties: false`) where the schema leaves them open by omission. */
+/**
+ * Closes object schemas (`additionalProperties: false`) where the schema leaves them open by omission.
+ *
+ * @example
+ * closeObjectSchemas({ type: 'object', properties: { a: { type: 'string' } } }); // adds additionalProperties: false
+ */
 export function closeObjectSchemas(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(closeObjectSchemas);
   if (typeof schema !== 'object' || schema === null) return schema;
@@ -155,10 +172,20 @@ function markLastCacheable(blocks: Json[], cacheControl: Json): void {
   }
 }
 
-/** The beta a compaction block needs: https://docs.anthropic.com/en/docs/build-with-claude/compaction */
+/**
+ * The beta a compaction block needs: https://docs.anthropic.com/en/docs/build-with-claude/compaction
+ *
+ * @example
+ * if (headers['anthropic-beta']?.includes(COMPACTION_BETA)) console.log('compaction on');
+ */
 export const COMPACTION_BETA = 'compact-2026-01-12';
 
-/** `anthropic-beta` for what the body holds: compaction blocks (round-tripped) or the compaction edit. */
+/**
+ * `anthropic-beta` for what the body holds: compaction blocks (round-tripped) or the compaction edit.
+ *
+ * @example
+ * const headers = { ...anthropicRequestHeaders(body), 'anthropic-version': '2023-06-01' };
+ */
 export function anthropicRequestHeaders(body: Record<string, unknown>): Record<string, string> {
   const messages = Array.isArray(body.messages) ? (body.messages as Turn[]) : [];
   const compaction =
@@ -167,6 +194,12 @@ export function anthropicRequestHeaders(body: Record<string, unknown>): Record<s
   return compaction ? { 'anthropic-beta': COMPACTION_BETA } : {};
 }
 
+/**
+ * The Messages API body for a request (what `anthropicMessages.encodeRequest` does).
+ *
+ * @example
+ * const body = encodeAnthropicRequest({ model: 'claude-sonnet-4-5', messages, maxOutputTokens: 1024 });
+ */
 export function encodeAnthropicRequest(original: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
   const request = summariesAsText(original);
   const warn = (setting: string, message: string) => options.onWarning?.({ setting, message });

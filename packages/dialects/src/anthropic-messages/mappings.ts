@@ -4,6 +4,12 @@
  */
 import type { ErrorCode, FinishReason, ProviderState, Usage } from '@parlance/protocol';
 
+/**
+ * The key this dialect keeps its provider state under (`providerState.anthropic_messages`).
+ *
+ * @example
+ * const state = message.providerState?.[DIALECT_KEY];
+ */
 export const DIALECT_KEY = 'anthropic_messages';
 
 /**

@@ -51,7 +51,12 @@ import { DIALECT_ID, finishErrorCode, isObject, type JsonObject, mapFinishReason
 import { createToolCallReader } from './tool-calls.ts';
 
 
-/** Default reasoning fields, in order of preference (see the header comment). */
+/**
+ * Default reasoning fields, in order of preference (see the header comment).
+ *
+ * @example
+ * openaiCompletions.createDecoder({ reasoningFields: [...DEFAULT_REASONING_FIELDS, 'thinking'] });
+ */
 export const DEFAULT_REASONING_FIELDS = ['reasoning_content', 'reasoning', 'reasoning_details'] as const;
 
 /** What a reasoning part of this dialect carries for the round trip. */

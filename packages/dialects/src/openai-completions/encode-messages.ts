@@ -52,6 +52,9 @@ function digest(text: string): string {
  * with maximum length 40"; e.g. vercel/ai#8132, anomalyco/opencode#12653). Longer ids
  * (other providers' server tools, gateways) keep a prefix and gain a digest of the whole
  * id, so distinct ids stay distinct and the call and its result map alike.
+ *
+ * @example
+ * toolCallWireId(part.id); // the id sent as tool_calls[].id
  */
 export function toolCallWireId(id: string): string {
   if (id === '') return `call_${digest(id)}`;

@@ -30,6 +30,9 @@ function count(value: unknown): number | undefined {
  * `insufficient_system_resource` (the generation was cut because the service ran out
  * of capacity: https://api-docs.deepseek.com/api/create-chat-completion). Anything
  * else is 'other' with the raw value kept beside it.
+ *
+ * @example
+ * mapFinishReason('tool_calls'); // 'tool-calls'
  */
 export function mapFinishReason(raw: string): FinishReason {
   switch (raw) {
@@ -67,6 +70,9 @@ export function mapFinishReason(raw: string): FinishReason {
  * `prompt_tokens_details.cache_write_tokens` and the numeric `cost` (in credits,
  * i.e. US dollars) are OpenRouter's (https://openrouter.ai/docs/use-cases/usage-accounting).
  * Groq's extra timings (`queue_time`, ...) are ignored. A field not sent stays undefined.
+ *
+ * @example
+ * mapUsage({ prompt_tokens: 12, completion_tokens: 40 }); // { inputTokens: 12, outputTokens: 40, ... }
  */
 export function mapUsage(raw: unknown): Usage | undefined {
   if (!isObject(raw)) return undefined;
@@ -128,6 +134,9 @@ export interface ProviderError {
  * first (a message about the context length refines `invalid_request`), then from
  * a numeric HTTP status; an error the provider raised mid-stream without a recognisable code is a
  * `server_error`.
+ *
+ * @example
+ * const { code, message } = mapProviderError(await response.json());
  */
 export function mapProviderError(payload: unknown): ProviderError {
   const error = isObject(payload) && isObject(payload.error) ? payload.error : isObject(payload) ? payload : {};
