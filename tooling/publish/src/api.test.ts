@@ -67,6 +67,13 @@ describe('the published surface', () => {
     expect(missing).toEqual([]);
   });
 
+  it('gives every exported function, class and constant TSDoc with an @example', () => {
+    const missing = surfaces.flatMap(({ pkg, entries }) =>
+      entries.flatMap((e) => e.symbols.filter((s) => !s.type && !hasExample(s.doc)).map((s) => `${pkg.manifest.name} ${e.entry} ${s.name}`)),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('states how much of the surface has TSDoc and examples', () => {
     const all = surfaces.flatMap(({ entries }) => entries.flatMap((e) => e.symbols));
     const documented = all.filter((s) => s.doc).length;

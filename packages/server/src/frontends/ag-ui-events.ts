@@ -30,7 +30,12 @@ export interface AgUiEventMapper {
   push(event: Event): AGUIEvent[];
 }
 
-/** Separates a derived AG-UI message id from its protocol message id. */
+/**
+ * Separates a derived AG-UI message id from its protocol message id.
+ *
+ * @example
+ * const [messageId] = agUiMessageId.split(AG_UI_ID_SEPARATOR);
+ */
 export const AG_UI_ID_SEPARATOR = '~';
 
 function usageOf(usage: Usage): TokenUsage[] {
