@@ -95,6 +95,7 @@ export function createAgUiEventMapper(options: AgUiEventMapperOptions): AgUiEven
         out.push({ type: EventType.STEP_STARTED, stepName: `step-${event.step}` });
         return;
       case 'step-finish':
+        for (const key of [...open.keys()]) close(key, out);
         out.push({ type: EventType.STEP_FINISHED, stepName: `step-${event.step}` });
         return;
       case 'text-start': {

@@ -92,6 +92,11 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
     parlance: { threadId: options.threadId, messages: fold.messages, ...extra },
   });
 
+  function closeOpen(out: ParlanceUiChunk[]): void {
+    for (const [id, kind] of open) out.push({ type: kind === 'text' ? 'text-end' : 'reasoning-end', id });
+    open.clear();
+  }
+
   function map(event: Event, out: ParlanceUiChunk[]): void {
     switch (event.type) {
       case 'message-start':
@@ -102,6 +107,8 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
         stepOpen = true;
         return;
       case 'step-finish':
+        // The AI SDK forgets open blocks at finish-step: a step cut short (a cancel) closes them first.
+        closeOpen(out);
         if (stepOpen) out.push({ type: 'finish-step' });
         stepOpen = false;
         out.push({ type: 'message-metadata', messageMetadata: metadata() });
@@ -171,8 +178,7 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
         out.push({ type: 'error', errorText: event.message });
         return;
       case 'chat-finish': {
-        for (const [id, kind] of open) out.push({ type: kind === 'text' ? 'text-end' : 'reasoning-end', id });
-        open.clear();
+        closeOpen(out);
         if (stepOpen) out.push({ type: 'finish-step' });
         stepOpen = false;
         if (event.error && !sawError) out.push({ type: 'error', errorText: event.error.message });
