@@ -18,7 +18,12 @@ import type { Usage } from './usage.ts';
  */
 export const PROTOCOL_VERSION = 1;
 
-/** A new assistant message begins (one per model response). */
+/**
+ * A new assistant message begins (one per model response).
+ *
+ * @example
+ * if (event.type === 'message-start') startBubble(event.responseId);
+ */
 export interface MessageStartEvent {
   type: 'message-start';
   /** The message id (assigned by the engine or server; dialects may leave it out). */
@@ -29,32 +34,68 @@ export interface MessageStartEvent {
   provenance?: Provenance;
 }
 
+/**
+ * A text block opens (deltas follow with the same `id`).
+ *
+ * @example
+ * if (event.type === 'text-start') blocks.set(event.id, '');
+ */
 export interface TextStartEvent {
   type: 'text-start';
   id: string;
   providerState?: ProviderState;
 }
+/**
+ * A piece of text for the open block `id`.
+ *
+ * @example
+ * if (event.type === 'text-delta') process.stdout.write(event.delta);
+ */
 export interface TextDeltaEvent {
   type: 'text-delta';
   id: string;
   delta: string;
 }
+/**
+ * The text block `id` is complete.
+ *
+ * @example
+ * if (event.type === 'text-end') finishBlock(event.id);
+ */
 export interface TextEndEvent {
   type: 'text-end';
   id: string;
   providerState?: ProviderState;
 }
 
+/**
+ * A reasoning block opens.
+ *
+ * @example
+ * if (event.type === 'reasoning-start') showThinking();
+ */
 export interface ReasoningStartEvent {
   type: 'reasoning-start';
   id: string;
   providerState?: ProviderState;
 }
+/**
+ * A piece of the model's reasoning.
+ *
+ * @example
+ * if (event.type === 'reasoning-delta') thinking += event.delta;
+ */
 export interface ReasoningDeltaEvent {
   type: 'reasoning-delta';
   id: string;
   delta: string;
 }
+/**
+ * The reasoning block is complete (with its signature, when the provider signs it).
+ *
+ * @example
+ * if (event.type === 'reasoning-end') hideThinking();
+ */
 export interface ReasoningEndEvent {
   type: 'reasoning-end';
   id: string;
@@ -63,6 +104,12 @@ export interface ReasoningEndEvent {
   providerState?: ProviderState;
 }
 
+/**
+ * The model starts a tool call (its id and the tool's name).
+ *
+ * @example
+ * if (event.type === 'tool-call-start') showCall(event.name);
+ */
 export interface ToolCallStartEvent {
   type: 'tool-call-start';
   id: string;
@@ -70,13 +117,23 @@ export interface ToolCallStartEvent {
   providerExecuted?: boolean;
   providerState?: ProviderState;
 }
-/** A fragment of the call's JSON arguments, as the provider streamed it. */
+/**
+ * A fragment of the call's JSON arguments, as the provider streamed it.
+ *
+ * @example
+ * if (event.type === 'tool-call-delta') partialInput += event.delta;
+ */
 export interface ToolCallDeltaEvent {
   type: 'tool-call-delta';
   id: string;
   delta: string;
 }
-/** The call is complete; `input` is the parsed arguments. */
+/**
+ * The call is complete; `input` is the parsed arguments.
+ *
+ * @example
+ * if (event.type === 'tool-call-end') console.log(event.id, event.input);
+ */
 export interface ToolCallEndEvent {
   type: 'tool-call-end';
   id: string;
@@ -86,7 +143,12 @@ export interface ToolCallEndEvent {
   signature?: string;
 }
 
-/** A tool's result: from the engine (local tools) or from the provider (server tools). */
+/**
+ * A tool's result: from the engine (local tools) or from the provider (server tools).
+ *
+ * @example
+ * if (event.type === 'tool-result' && event.isError) console.warn(event.name, event.output);
+ */
 export interface ToolResultEvent {
   type: 'tool-result';
   toolCallId: string;
@@ -101,6 +163,12 @@ export interface ToolResultEvent {
   signature?: string;
 }
 
+/**
+ * A source the model cites.
+ *
+ * @example
+ * if (event.type === 'source') citations.push(event.url);
+ */
 export interface SourceEvent {
   type: 'source';
   url: string;
@@ -108,6 +176,12 @@ export interface SourceEvent {
   providerState?: ProviderState;
 }
 
+/**
+ * A file the model produced (an image, audio).
+ *
+ * @example
+ * if (event.type === 'file') showImage(event.mediaType, event.data);
+ */
 export interface FileEvent {
   type: 'file';
   mediaType: string;
@@ -117,12 +191,23 @@ export interface FileEvent {
   providerState?: ProviderState;
 }
 
-/** Usage reported so far in this response (later reports overlay earlier ones field by field). */
+/**
+ * Usage reported so far in this response (later reports overlay earlier ones field by field).
+ *
+ * @example
+ * if (event.type === 'usage') meter.update(event.usage);
+ */
 export interface UsageEvent {
   type: 'usage';
   usage: Usage;
 }
 
+/**
+ * The model response ended: why, and its final usage. Exactly one per model stream.
+ *
+ * @example
+ * if (event.type === 'finish' && event.finishReason === 'length') console.warn('cut short');
+ */
 export interface FinishEvent {
   type: 'finish';
   finishReason: FinishReason;
@@ -130,6 +215,12 @@ export interface FinishEvent {
   usage: Usage;
 }
 
+/**
+ * An error as data: the stream reports it and ends, instead of throwing.
+ *
+ * @example
+ * if (event.type === 'error') showError(event.code, event.message);
+ */
 export interface ErrorEvent {
   type: 'error';
   code: ErrorCode;
@@ -171,22 +262,46 @@ export interface CompactionEvent {
 
 // The engine's events.
 
+/**
+ * A step of a run begins (one model call and its tools).
+ *
+ * @example
+ * if (event.type === 'step-start') console.log('step', event.step);
+ */
 export interface StepStartEvent {
   type: 'step-start';
   step: number;
 }
+/**
+ * A step of a run ended.
+ *
+ * @example
+ * if (event.type === 'step-finish') console.log('step done', event.step);
+ */
 export interface StepFinishEvent {
   type: 'step-finish';
   step: number;
   finishReason: FinishReason;
   usage: Usage;
 }
+/**
+ * A tool call waits for the user's approval.
+ *
+ * @example
+ * if (event.type === 'approval-requested') askToApprove(event.toolCallId);
+ */
 export interface ApprovalRequestedEvent {
   type: 'approval-requested';
   toolCallId: string;
   name: string;
   input: unknown;
 }
+/**
+ * A tool asks the user a question; the answer becomes its result.
+ *
+ * @example
+ * if (event.type === 'ask-user') prompt(event.question);
+ */
 export interface AskUserEvent {
   type: 'ask-user';
   toolCallId: string;
@@ -196,6 +311,9 @@ export interface AskUserEvent {
  * The run pauses on an assistant message until these inputs arrive (emitted once, just
  * before a `chat-finish` with halt reason `approval`, `ask-user` or `client-tool-calls`).
  * The fold writes it to that message's `pause`, so the pause is part of the saved thread.
+ *
+ * @example
+ * if (event.type === 'run-paused') showPending(event);
  */
 export interface RunPausedEvent {
   type: 'run-paused';
@@ -205,7 +323,12 @@ export interface RunPausedEvent {
   /** The server's signature over the pause (see `RunPause`). */
   signature?: string;
 }
-/** A partial structured-output object, parsed tolerantly from the JSON received so far. */
+/**
+ * A partial structured-output object, parsed tolerantly from the JSON received so far.
+ *
+ * @example
+ * if (event.type === 'object-delta') render(event.object);
+ */
 export interface ObjectDeltaEvent {
   type: 'object-delta';
   object: unknown;
@@ -213,6 +336,9 @@ export interface ObjectDeltaEvent {
 /**
  * The engine summarized older messages to fit the context window: a user-role message
  * holding one `summary` part is appended to the thread (see SummaryPart).
+ *
+ * @example
+ * if (event.type === 'summary') note('older messages summarized');
  */
 export interface SummaryEvent {
   type: 'summary';
@@ -223,7 +349,12 @@ export interface SummaryEvent {
   /** What the summarizing model call used. */
   usage?: Usage;
 }
-/** A run ended. Exactly one per run, whatever the ending. */
+/**
+ * A run ended. Exactly one per run, whatever the ending.
+ *
+ * @example
+ * if (event.type === 'chat-finish') done(event.haltReason);
+ */
 export interface ChatFinishEvent {
   type: 'chat-finish';
   haltReason: HaltReason;
