@@ -9,7 +9,7 @@ function streaming(messages: Message[]): ChatState {
   let state: ChatState = { thread: { ...createThread('t'), messages }, status: 'ready', pending: [], queue: [], quarantined: [] };
   state = chatReducer(state, { type: 'run', runId: 'run_1' });
   const start: Event[] = [{ type: 'message-start', messageId: 'a' }, { type: 'text-start', id: 't' }];
-  start.forEach((event, i) => (state = chatReducer(state, { type: 'event', event, id: `run_1:${i}` })));
+  for (const [i, event] of start.entries()) state = chatReducer(state, { type: 'event', event, id: `run_1:${i}` });
   return state;
 }
 

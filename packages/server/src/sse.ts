@@ -32,6 +32,12 @@ export interface SseOptions {
   onClose?: () => void;
 }
 
+/** A coalesced chunk stops growing at about this many characters. */
+const COALESCE_BYTES = 64 * 1024;
+const TURN = Symbol('turn');
+/** Runs `f` once the event loop has turned (setImmediate where there is one: Node; else a 0 ms timer: Workers). */
+const afterTurn: (f: () => void) => void = (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate ?? ((f) => setTimeout(f, 0));
+
 /**
  * A run's events as an SSE response: resumable ids, heartbeats, a typed error frame if the source fails.
  *
@@ -49,6 +55,8 @@ export function sseResponse(
   let closed = false;
   /** The first frame of a response always names its event, so a reader can number the id-less deltas after it. */
   let first = true;
+  /** An event asked for while coalescing that had not arrived by the end of the turn: the next pull's. */
+  let pending: Promise<IteratorResult<StoredEvent>> | undefined;
   const stop = () => {
     if (closed) return;
     closed = true;
@@ -69,25 +77,53 @@ export function sseResponse(
       }, options.heartbeatMs);
     },
     async pull(stream) {
+      // Frames already waiting when this pull starts, plus those that become ready before the
+      // event loop turns (one `setImmediate`), go out as one chunk: one write instead of one per
+      // frame. The first frame of a response is sent alone and at once (no added latency to the
+      // first token); a chunk is bounded (COALESCE_BYTES).
+      let text = '';
+      const frame = ({ seq, event }: StoredEvent) => {
+        text += formatSseFrame(event, sendsEventId(event, seq, first) ? formatEventId(options.runId, seq) : undefined);
+        first = false;
+      };
       try {
-        const next = await events.next();
+        const next = await (pending ?? events.next());
+        pending = undefined;
         if (closed) return;
         if (next.done) {
           stop();
           stream.close();
           return;
         }
-        const { seq, event } = next.value;
-        stream.enqueue(encoder.encode(formatSseFrame(event, sendsEventId(event, seq, first) ? formatEventId(options.runId, seq) : undefined)));
-        first = false;
+        const sendAtOnce = first;
+        frame(next.value);
+        if (!sendAtOnce) {
+          const turn = new Promise<typeof TURN>((resolve) => afterTurn(() => resolve(TURN)));
+          while (text.length < COALESCE_BYTES) {
+            pending = events.next();
+            // Awaited by the next pull if not here; never an unhandled rejection if the client leaves first.
+            pending.catch(() => {});
+            const ready = await Promise.race([pending, turn]);
+            if (ready === TURN || closed) break;
+            pending = undefined;
+            if (ready.done) {
+              // Seen again by the next pull, which closes the stream.
+              pending = Promise.resolve(ready);
+              break;
+            }
+            frame(ready.value);
+          }
+        }
+        stream.enqueue(encoder.encode(text));
       } catch (error) {
+        pending = undefined;
         if (closed) return;
         stop();
         // The store failed (e.g. Redis went away): say so in a typed frame with no id, so the
         // client keeps what it has and resumes from its last id once the store is back.
         const failure = ParlanceError.isInstance(error) ? error : new ParlanceError('store_unavailable', 'The run store is not available');
         options.onError?.(error);
-        stream.enqueue(encoder.encode(formatSseFrame(errorEvent(failure))));
+        stream.enqueue(encoder.encode(text + formatSseFrame(errorEvent(failure))));
         stream.close();
       }
     },

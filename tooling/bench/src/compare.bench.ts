@@ -19,7 +19,7 @@ import type { Message } from '@parlance/protocol';
 import { type MockScript, serveMockProvider } from '@parlance/testing';
 import { DefaultChatTransport, type UIMessage } from 'ai';
 import type { FromServer, ToServer } from './server-process.ts';
-import { type Row, kb, mb, median, ms, n, quantile, ratio, spread, table, us } from './stats.ts';
+import { type Row, kb, mb, median, ms, quantile, ratio, spread, table, us } from './stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 2 : 5));

@@ -68,6 +68,8 @@ function aiSdkApp() {
       messages: await convertToModelMessages(messages),
       tools: { weather: aiTool({ description: 'Weather in a city', inputSchema: z.object({ city: z.string() }), execute: weather }) },
       stopWhen: stepCountIs(5),
+      // The mock's model ids are unknown to the SDK (it would cap Anthropic at 4,096 tokens and warn).
+      maxOutputTokens: 100_000,
     });
     return result.toUIMessageStreamResponse();
   });
