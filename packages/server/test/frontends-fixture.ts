@@ -49,3 +49,27 @@ export async function listen(app: Hono): Promise<{ url: string; close: () => Pro
     });
   });
 }
+
+/** `fetch` whose response bodies arrive cut again at seeded random byte boundaries (1 to 7 bytes a chunk). */
+export function cutFetch(base: (input: RequestInfo | URL, init?: RequestInit) => Response | Promise<Response>, seed: number): typeof fetch {
+  let state = seed;
+  const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const response = await base(input, init);
+    if (!response.body) return response;
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        for (let at = 0; at < value.length; ) {
+          const size = 1 + Math.floor(random() * 7);
+          controller.enqueue(value.slice(at, at + size));
+          at += size;
+        }
+      },
+      cancel: () => reader.cancel(),
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  }) as typeof fetch;
+}

@@ -2,18 +2,21 @@
 import { HttpAgent } from '@ag-ui/client';
 import { type BaseEvent, EventType, type Message as AgUiMessage } from '@ag-ui/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { frontendServer, listen } from '../../test/frontends-fixture.ts';
+import { cutFetch, frontendServer, listen } from '../../test/frontends-fixture.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function agentFor(script: Parameters<typeof frontendServer>[0], headers: Record<string, string> = { 'x-user': 'alice' }) {
+async function agentFor(script: Parameters<typeof frontendServer>[0], options: { seed?: number } = {}) {
   const server = frontendServer(script);
   const { url, close } = await listen(server.app);
   closers.push(close);
-  const agent = new HttpAgent({ url: `${url}/api/ag-ui`, headers, threadId: 'thread-1' });
+  const headers = { 'x-user': 'alice' };
+  // With a seed, the stream reaches the client cut at random byte boundaries.
+  const fetch = options.seed === undefined ? {} : { fetch: cutFetch(globalThis.fetch, options.seed) };
+  const agent = new HttpAgent({ url: `${url}/api/ag-ui`, headers, threadId: 'thread-1', ...fetch });
   return { ...server, agent, url };
 }
 
@@ -27,8 +30,8 @@ const user = (id: string, content: string): AgUiMessage => ({ id, role: 'user', 
 const LOCATION_TOOL = { name: 'get_location', description: 'Where the user is', parameters: { type: 'object', properties: {} } };
 
 describe('the AG-UI route with HttpAgent', () => {
-  it('streams reasoning and text, and keeps the signed thread in state', async () => {
-    const { agent } = await agentFor([{ reasoning: 'Think first.', text: 'Hello there, friend.' }]);
+  it.each([undefined, 7, 4242])('streams reasoning and text, and keeps the signed thread in state (cut seed %s)', async (seed) => {
+    const { agent } = await agentFor([{ reasoning: 'Think first.', text: 'Hello there, friend.' }], seed === undefined ? {} : { seed });
     agent.addMessage(user('u1', 'hi'));
     const { types, newMessages } = await run(agent);
     expect(types[0]).toBe(EventType.RUN_STARTED);
@@ -41,8 +44,8 @@ describe('the AG-UI route with HttpAgent', () => {
     expect(agent.state.parlance.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
   });
 
-  it('runs a server tool and streams its call and result', async () => {
-    const { agent, getTime } = await agentFor([{ toolCalls: [{ id: 'call_t', name: 'get_time', input: {} }] }, { text: 'It is noon.' }]);
+  it.each([undefined, 99])('runs a server tool and streams its call and result (cut seed %s)', async (seed) => {
+    const { agent, getTime } = await agentFor([{ toolCalls: [{ id: 'call_t', name: 'get_time', input: {} }] }, { text: 'It is noon.' }], seed === undefined ? {} : { seed });
     agent.addMessage(user('u1', 'what time is it'));
     const { types, newMessages } = await run(agent);
     expect(getTime).toHaveBeenCalledOnce();

@@ -3,35 +3,16 @@
 // runs in the browser; apps/ai-sdk-ui drives useChat itself in chromium).
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { frontendServer } from '../../test/frontends-fixture.ts';
+import { cutFetch, frontendServer } from '../../test/frontends-fixture.ts';
 import type { ParlanceUiMetadata } from './ui-message-chunks.ts';
 
 type App = ReturnType<typeof frontendServer>['app'];
 type Ui = UIMessage<ParlanceUiMetadata>;
 
-/** A fetch into the app whose response body arrives cut at random byte boundaries (seeded). */
+/** A fetch into the app, its response bodies cut at random byte boundaries when seeded. */
 function fetchInto(app: App, seed?: number): typeof fetch {
-  let state = seed ?? 0;
-  const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const response = await app.request(String(input), init);
-    if (seed === undefined || !response.body) return response;
-    const reader = response.body.getReader();
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) return controller.close();
-        let at = 0;
-        while (at < value.length) {
-          const size = 1 + Math.floor(random() * 7);
-          controller.enqueue(value.slice(at, at + size));
-          at += size;
-        }
-      },
-      cancel: () => reader.cancel(),
-    });
-    return new Response(body, { status: response.status, headers: response.headers });
-  }) as typeof fetch;
+  const into = (input: RequestInfo | URL, init?: RequestInit) => app.request(String(input), init);
+  return seed === undefined ? (into as typeof fetch) : cutFetch(into, seed);
 }
 
 function transport(app: App, options: { user?: string | null; seed?: number } = {}) {

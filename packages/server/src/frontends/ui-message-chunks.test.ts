@@ -27,7 +27,7 @@ describe('protocol events -> UI message chunks', () => {
     const mapper = createUiChunkMapper({ messageId: 'ui1', threadId: 'chat' });
     const chunks = paused.flatMap((e) => mapper.push(e));
     expect(chunks.map((c) => c.type)).toEqual([
-      'start', 'start-step', 'reasoning-start', 'reasoning-delta', 'reasoning-end', 'text-start', 'text-delta', 'text-end',
+      'start', 'start-step', 'reasoning-start', 'reasoning-delta', 'reasoning-end', 'text-start', 'text-delta', 'text-end', 'message-metadata',
       'tool-input-start', 'tool-input-delta', 'tool-input-available', 'message-metadata', 'tool-approval-request', 'finish-step', 'message-metadata', 'message-metadata', 'finish',
     ]);
     expect(chunks[0]).toEqual({ type: 'start', messageId: 'ui1' });

@@ -123,6 +123,8 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
       case 'text-end':
         open.delete(blockId(event.id));
         out.push({ type: 'text-end', id: blockId(event.id), ...metadataOf(event) });
+        // A message sent before this run finishes then still carries the finished text.
+        out.push({ type: 'message-metadata', messageMetadata: metadata() });
         return;
       case 'reasoning-start':
         open.set(blockId(event.id), 'reasoning');
