@@ -48,6 +48,14 @@ test('asks for approval and runs the tool once approved, in the same message', a
   await expect(assistant(page).locator('[data-part="text"]')).toContainText('You said: **thanks**');
 });
 
+test('answers a client tool in the browser and goes on', async ({ page }) => {
+  await say(page, 'where am I');
+  const tool = assistant(page).locator('[data-part="tool"][data-tool="get_location"]');
+  await expect(tool).toHaveAttribute('data-state', 'output-available');
+  await expect(assistant(page).locator('[data-part="text"]').last()).toContainText('You are in **Lisbon**, says your browser.');
+  await expect(page.locator('li[data-role="assistant"]')).toHaveCount(1);
+});
+
 test('stops a reply, keeping what arrived, and the server stops the run', async ({ page }) => {
   await say(page, 'long');
   const text = assistant(page).locator('[data-part="text"]');

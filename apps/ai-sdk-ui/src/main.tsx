@@ -1,8 +1,8 @@
 // An ordinary useChat page: no transport option (useChat's own DefaultChatTransport posts to
-// /api/chat), resume on, approvals sent back automatically. The messages are kept in
+// /api/chat), resume on, approvals and client tool outputs sent back automatically. The messages are kept in
 // sessionStorage so a reload shows the conversation and resumes the reply in flight.
 import { useChat } from '@ai-sdk/react';
-import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
+import { lastAssistantMessageIsCompleteWithApprovalResponses, lastAssistantMessageIsCompleteWithToolCalls, type UIMessage } from 'ai';
 import { StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 
@@ -39,11 +39,15 @@ function ToolPart({ part, onAnswer }: { part: Record<string, any>; onAnswer: (id
 
 function Chat() {
   const [saved] = useState(load);
-  const { messages, sendMessage, status, stop, regenerate, addToolApprovalResponse, error } = useChat({
+  const { messages, sendMessage, status, stop, regenerate, addToolApprovalResponse, addToolOutput, error } = useChat({
     id: saved.id,
     messages: saved.messages,
     resume: true,
-    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    // The server's client tool (get_location, no execute on the server) is answered here.
+    onToolCall: ({ toolCall }) => {
+      if (toolCall.toolName === 'get_location') void addToolOutput({ tool: 'get_location', toolCallId: toolCall.toolCallId, output: { city: 'Lisbon' } } as never);
+    },
+    sendAutomaticallyWhen: (options) => lastAssistantMessageIsCompleteWithApprovalResponses(options) || lastAssistantMessageIsCompleteWithToolCalls(options),
   });
   const [input, setInput] = useState('');
   useEffect(() => {
