@@ -7,6 +7,12 @@ import { createEngine, type EngineOptions, getModelInfo, isTool, tool } from '@p
 import { type ModelCapabilities, type ModelEntry, ParlanceError, type ToolDefinition } from '@parlance/protocol';
 import type { ChatRunner, Env } from './handler.ts';
 
+/**
+ * 
+ *
+ * @example
+ * engineRunner({ engine: { system: 'You are terse.', tools: [weather] } });
+ */
 export interface EngineRunnerOptions {
   /** Engine settings (tools, system prompt, hooks, model resolver, fetch), or a function of the environment. */
   engine?: Omit<EngineOptions, 'env' | 'generateId'> | ((env: Env) => Omit<EngineOptions, 'env' | 'generateId'>);

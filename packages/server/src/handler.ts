@@ -64,6 +64,12 @@ export interface Principal {
   [key: string]: unknown;
 }
 
+/**
+ * What a runner gets for one run: the run id, the (verified) thread, the model, the client's allowed options, a signal, the environment.
+ *
+ * @example
+ * const run: ChatRunner = async function* (input: ChatRunInput) { yield* engine.streamChat({ thread: input.thread, model: input.model, signal: input.signal }); };
+ */
 export interface ChatRunInput {
   runId: string;
   thread: Thread;
@@ -87,10 +93,18 @@ export interface ChatRunInput {
  * Runs a chat and yields protocol events, ending with exactly one `chat-finish`. `profile`
  * (set by `engineRunner`) tells the server whether the runner has tools, so it must sign,
  * and which configured values are credentials, so it scrubs them.
+ *
+ * @example
+ * const echo: ChatRunner = async function* ({ thread }) { yield { type: 'chat-finish', haltReason: 'completed', usage: {}, thread }; };
  */
 export type ChatRunner = ((input: ChatRunInput) => AsyncIterable<Event>) & { profile?: (env: Env) => RunnerProfile };
 
-/** What `onFinish` gets when a run ends. */
+/**
+ * What `onFinish` gets when a run ends.
+ *
+ * @example
+ * onFinish: ({ principal, model, usage }) => billing.record(principal, model, usage)
+ */
 export interface FinishedRun {
   runId: string;
   principal: Principal | undefined;
@@ -100,7 +114,12 @@ export interface FinishedRun {
   thread?: Thread;
 }
 
-/** Where an error reported to `onError` happened. */
+/**
+ * Where an error reported to `onError` happened.
+ *
+ * @example
+ * onError: (error, { runId }) => logger.error({ runId, error })
+ */
 export interface ErrorContext {
   runId?: string;
   request?: Request;
@@ -111,6 +130,12 @@ function logError(error: unknown, context: ErrorContext): void {
   console.error(`[parlance] error${where}:`, error);
 }
 
+/**
+ * What `createParlanceApp` / `createParlanceHandler` take: the runner and the models, plus auth, allow-lists, rate limits, the run store, limits and hooks.
+ *
+ * @example
+ * const options: ParlanceServerOptions = { basePath: '/api/chat', models: catalogModels(['openai:gpt-5-mini']), run: engineRunner(), authorize };
+ */
 export interface ParlanceServerOptions {
   run: ChatRunner;
   models: ModelEntry[] | ((env: Env) => ModelEntry[] | Promise<ModelEntry[]>);
@@ -173,7 +198,12 @@ export interface ParlanceServerOptions {
   basePath?: string;
 }
 
-/** What `authorize` may return: a principal, a falsy value (401), or a Response that refuses the request. */
+/**
+ * What `authorize` may return: a principal, a falsy value (401), or a Response that refuses the request.
+ *
+ * @example
+ * authorize: async (request) => (await session(request))?.userId ?? new Response('Sign in', { status: 401 })
+ */
 export type AuthorizeResult = Principal | Response | undefined | null | false;
 
 function randomId(prefix: string): string {

@@ -6,10 +6,21 @@
  */
 import { type Event, errorEvent, ParlanceError } from '@parlance/protocol';
 
-/** `running` until the run's last event (`chat-finish`) is stored, then `finished`. */
+/**
+ * `running` until the run's last event (`chat-finish`) is stored, then `finished`.
+ *
+ * @example
+ * if (record.status === 'finished') return replay(record);
+ */
 export type RunStatus = 'running' | 'finished';
 
-/** What a store knows about a run. */
+/**
+ * What a store knows about a run.
+ *
+ * @example
+ * const record = await store.get(runId);
+ * if (!record) return new Response('unknown run', { status: 404 });
+ */
 export interface RunRecord {
   id: string;
   /** `principalKey:clientRequestId`, so a repeated POST finds the run it started. */
@@ -21,26 +32,48 @@ export interface RunRecord {
   cancelRequested?: boolean;
 }
 
-/** One stored event and its place in the run (0, 1, 2, ... with no gaps). */
+/**
+ * One stored event and its place in the run (0, 1, 2, ... with no gaps).
+ *
+ * @example
+ * for await (const { seq, event } of store.follow(runId, -1)) console.log(seq, event.type);
+ */
 export interface StoredEvent {
   seq: number;
   event: Event;
 }
 
-/** A run to create: the store keeps `id` unless it names its own runs (the Durable Object store does). */
+/**
+ * A run to create: the store keeps `id` unless it names its own runs (the Durable Object store does).
+ *
+ * @example
+ * const { run, created } = await store.create({ id: 'run_1', requestKey: `${user}:${clientRequestId}`, createdAt: Date.now() });
+ */
 export interface NewRun {
   id: string;
   requestKey: string;
   createdAt: number;
 }
 
-/** The run `create` made, or the one a repeated request key already names (`created: false`). */
+/**
+ * The run `create` made, or the one a repeated request key already names (`created: false`).
+ *
+ * @example
+ * const { run, created } = await store.create(newRun);
+ * if (!created) return resume(run.id);
+ */
 export interface CreatedRun {
   run: RunRecord;
   created: boolean;
 }
 
-/** What `append` and `renewLease` tell the instance running the upstream call. */
+/**
+ * What `append` and `renewLease` tell the instance running the upstream call.
+ *
+ * @example
+ * const { cancelled } = await store.append(runId, event);
+ * if (cancelled) upstream.abort();
+ */
 export interface RunSignal {
   /** A cancel was requested (on any instance): abort the upstream call. */
   cancelled: boolean;

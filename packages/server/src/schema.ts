@@ -76,4 +76,10 @@ export const clientOptionsSchema = z.strictObject({
   ),
 });
 
+/**
+ * The call options a browser may send (temperature, topP, maxOutputTokens, thinking).
+ *
+ * @example
+ * const options: ClientOptions = { temperature: 0.2, thinking: { effort: 'low' } };
+ */
 export type ClientOptions = z.infer<typeof clientOptionsSchema>;

@@ -7,6 +7,12 @@
 import { REDACTED, secretForms } from '@parlance/engine';
 import type { Event } from '@parlance/protocol';
 
+/**
+ * The runtime's environment: `process.env`, or a Worker's bindings.
+ *
+ * @example
+ * models: (env: Env) => (env.OPENAI_API_KEY ? catalogModels(['openai:gpt-5-mini']) : [])
+ */
 export type Env = Record<string, string | undefined>;
 
 /** Values of secret-looking environment variables. */
