@@ -22,6 +22,7 @@ import {
   runLimitError,
   type StoredEvent,
 } from './run-store.ts';
+import { PackedEvents } from './packed-events.ts';
 
 /**
  * Options of {@link createMemoryRunStore}.
@@ -49,7 +50,8 @@ export interface MemoryRunStoreOptions {
 
 interface MemoryRun {
   record: RunRecord;
-  events: Event[];
+  /** As appended while the run goes on; packed once it finished (kept for resume during its retention). */
+  events: Event[] | PackedEvents;
   bytes: number;
   leaseUntil: number;
   finishedAt?: number;
@@ -125,6 +127,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
   }
 
   function push(run: MemoryRun, event: Event): number {
+    if (!Array.isArray(run.events)) run.events = run.events.slice(0, run.events.length);
     run.events.push(event);
     run.bytes += JSON.stringify(event).length;
     wake(run);
@@ -135,6 +138,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     if (run.record.status === 'finished') return;
     run.record.status = 'finished';
     run.finishedAt = now();
+    run.events = PackedEvents.pack(run.events as Event[]);
     running--;
     wake(run);
   }

@@ -46,6 +46,8 @@ function parlanceApp() {
     env: { BENCH_KEY: KEY },
     // Signing on, as in production (the trust boundary is part of what a chat costs).
     secret: 'bench-signing-secret-not-a-real-one-0123456789',
+    // The per-delta measure sends threads of up to 10,001 messages.
+    maxBodyBytes: 16 * 2 ** 20,
     store: createMemoryRunStore(),
     run: engineRunner({
       engine: {
