@@ -19,6 +19,12 @@ import {
 } from '@parlance/protocol';
 import type { ChatRecord, RunCursor } from './persist.ts';
 
+/**
+ * Where a chat is: loading its stored thread, ready, submitted (waiting for the first event), streaming, or error.
+ *
+ * @example
+ * const busy = (status: ChatStatus) => status === 'submitted' || status === 'streaming';
+ */
 export type ChatStatus = 'loading' | 'ready' | 'submitted' | 'streaming' | 'error';
 
 /** Something a paused run waits for from the browser. */
@@ -40,6 +46,12 @@ export interface LiveRun extends RunCursor {
   unsettled?: boolean;
 }
 
+/**
+ * A chat's state: the thread, status, error, the run being streamed, what a paused run waits for, the queue, usage.
+ *
+ * @example
+ * const { status, pending, thread } = store.getSnapshot();
+ */
 export interface ChatState {
   thread: Thread;
   status: ChatStatus;
@@ -55,6 +67,12 @@ export interface ChatState {
   usage?: Usage;
 }
 
+/**
+ * What changes a chat's state (see `chatReducer`).
+ *
+ * @example
+ * const next = chatReducer(state, { type: 'thread', thread: loaded } satisfies ChatAction);
+ */
 export type ChatAction =
   | { type: 'load'; record?: ChatRecord }
   | { type: 'thread'; thread: Thread }

@@ -12,10 +12,27 @@ import { readSse } from './sse.ts';
 import { Store, type Listener } from './store.ts';
 import { cancelRun, postChat, resumeRun, type ResumeInput, type TransportOptions } from './transport.ts';
 
+/**
+ * What `send` does while an answer streams: `queue` it (default) or `interrupt` (cancel the answer, then send).
+ *
+ * @example
+ * useChat({ api: '/api/chat', sendMode: 'interrupt' satisfies SendMode });
+ */
 export type SendMode = 'queue' | 'interrupt';
-/** A tool that runs in the browser; what it returns (or throws) is sent back to the run. */
+/**
+ * A tool that runs in the browser; what it returns (or throws) is sent back to the run.
+ *
+ * @example
+ * const tools: Record<string, ClientTool> = { get_location: async () => ({ lat: 59.9, lon: 10.7 }) };
+ */
 export type ClientTool = (input: any, call: { toolCallId: string; name: string }) => unknown;
 
+/**
+ * What `ChatStore` (and `useChat`) take: where the server is (`api`, equal to the handler's `basePath`), the thread, persistence, client tools, model and options, callbacks.
+ *
+ * @example
+ * const options: ChatOptions = { api: '/api/chat', model: 'openai:gpt-5-mini', persist: localStorageAdapter(), tools: { get_location: () => navigator.geolocation } };
+ */
 export interface ChatOptions extends TransportOptions {
   threadId?: string;
   initialThread?: Thread;

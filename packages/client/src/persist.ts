@@ -23,6 +23,12 @@ export interface RunCursor {
   fold: Omit<FoldState, 'messages'>;
 }
 
+/**
+ * What a persistence adapter stores per thread: the thread, the run cursor (to resume), the queue, quarantined messages.
+ *
+ * @example
+ * const record: ChatRecord = toRecord(thread, run, [], []);
+ */
 export interface ChatRecord {
   version: typeof RECORD_VERSION;
   thread: Thread;
@@ -33,6 +39,12 @@ export interface ChatRecord {
   updatedAt?: string;
 }
 
+/**
+ * A thread in a list: id, title (its first user message), when it was last saved.
+ *
+ * @example
+ * threads.map((t: ThreadSummary) => `${t.title} (${t.updatedAt ?? 'never saved'})`);
+ */
 export interface ThreadSummary {
   id: string;
   title: string;
@@ -40,9 +52,21 @@ export interface ThreadSummary {
 }
 
 /** Any store: `load` returns what `save` was given (or its JSON), or nothing. */
-/** An adapter that can also list what it holds (a `ThreadSource` for useThreads). */
+/**
+ * An adapter that can also list what it holds (a `ThreadSource` for useThreads).
+ *
+ * @example
+ * const threads = await localStorageAdapter().list();
+ */
 export type ListingAdapter = PersistAdapter & { list(): Promise<ThreadSummary[]> };
 
+/**
+ * Where a chat is kept between page loads: `load` and `save` by thread id (sync or async), optionally `list`.
+ *
+ * @example
+ * const memory = new Map<string, ChatRecord>();
+ * const adapter: PersistAdapter = { load: (id) => memory.get(id), save: (id, record) => void memory.set(id, record) };
+ */
 export interface PersistAdapter {
   load(id: string): unknown;
   save(id: string, record: ChatRecord): unknown;

@@ -1,6 +1,12 @@
 /** Runs ending anywhere in the page, so caches of thread lists and threads can be refreshed (see @parlance/react's useThreads). */
 import type { HaltReason, Thread } from '@parlance/protocol';
 
+/**
+ * What `onRunFinish` listeners get.
+ *
+ * @example
+ * onRunFinish((info: RunFinish) => console.log(info.threadId, info.haltReason));
+ */
 export interface RunFinish {
   threadId: string;
   thread: Thread;

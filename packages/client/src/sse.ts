@@ -8,6 +8,12 @@
 import { EVENT_TYPES, frameEventId, ParlanceError, type Event } from '@parlance/protocol';
 import { createParser } from 'eventsource-parser';
 
+/**
+ * What `readSse` calls for each event, with its resumable id.
+ *
+ * @example
+ * const onEvent: FrameHandler = (event, id) => console.log(id, event.type);
+ */
 export type FrameHandler = (event: Event, id: string | undefined) => void;
 
 /**

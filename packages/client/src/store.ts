@@ -4,9 +4,17 @@
  * animation frame. The working state changes on every event; listeners and
  * `getSnapshot` see the published snapshot, so a 1,000-delta stream costs one
  * render per frame, not one per delta. Anything that is not a delta publishes now.
+ *
+ * @example
+ * const stop = store.subscribe((() => render()) satisfies Listener);
  */
 export type Listener = () => void;
-/** Runs `flush` soon (default: the next animation frame, or a 16 ms timer outside a browser). */
+/**
+ * Runs `flush` soon (default: the next animation frame, or a 16 ms timer outside a browser).
+ *
+ * @example
+ * store.schedule = (flush) => queueMicrotask(flush); // tests: publish without waiting for a frame
+ */
 export type Schedule = (flush: () => void) => void;
 
 export const nextFrame: Schedule = (flush) => {

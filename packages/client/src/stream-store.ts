@@ -8,13 +8,31 @@ import { readSse } from './sse.ts';
 import { Store } from './store.ts';
 import { request, type TransportOptions } from './transport.ts';
 
+/**
+ * Where a `StreamStore` reads events from, instead of POSTing to `api`.
+ *
+ * @example
+ * const source: StreamSource = async function* () { yield* recordedEvents; };
+ */
 export type StreamSource = (input: unknown, signal: AbortSignal) => AsyncIterable<Event> | Promise<AsyncIterable<Event>>;
 
+/**
+ * 
+ *
+ * @example
+ * new StreamStore({ source: (input, signal) => decodeStream('openai_responses', fetchBody(input, signal)) });
+ */
 export interface StreamOptions extends Partial<TransportOptions> {
   /** Where events come from; without it, `start(body)` POSTs `body` as JSON to `api` and reads SSE. */
   source?: StreamSource;
 }
 
+/**
+ * A `StreamStore`'s state: the fold, the status, the error.
+ *
+ * @example
+ * const { status, error } = stream.getSnapshot();
+ */
 export interface StreamStoreState {
   fold: FoldState;
   status: 'idle' | 'streaming' | 'done' | 'error';

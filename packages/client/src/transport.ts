@@ -23,6 +23,12 @@ import {
 // The contract's types, for modules of this package that import them from here.
 export type { ChatRequestBody, ResumeInput } from '@parlance/protocol';
 
+/**
+ * Where the Parlance routes are (`api`: the handler's `basePath`), with an optional fetch and headers.
+ *
+ * @example
+ * const transport: TransportOptions = { api: '/api/chat', headers: { authorization: `Bearer ${token}` } };
+ */
 export interface TransportOptions {
   /** Base URL of the Parlance server routes, e.g. `/api`. */
   api: string;
