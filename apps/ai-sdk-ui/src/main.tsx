@@ -18,6 +18,11 @@ function load(): Saved {
   return saved ? (JSON.parse(saved) as Saved) : { id: `chat-${crypto.randomUUID()}`, messages: [] };
 }
 
+/** UI message parts have no id of their own; they only ever append, so their place is a stable key. */
+function keyed(message: UIMessage) {
+  return message.parts.map((part, at) => ({ part, key: `${message.id}:${at}` }));
+}
+
 function ToolPart({ part, onAnswer }: { part: Record<string, any>; onAnswer: (id: string, approved: boolean) => void }) {
   return (
     <div data-part="tool" data-tool={part.type.slice('tool-'.length)} data-state={part.state}>
@@ -61,10 +66,10 @@ function Chat() {
       <ol>
         {messages.map((m) => (
           <li key={m.id} data-role={m.role}>
-            {m.parts.map((part, i) => {
-              if (part.type === 'text') return <p key={i} data-part="text">{part.text}</p>;
-              if (part.type === 'reasoning') return <p key={i} data-part="reasoning">{part.text}</p>;
-              if (part.type.startsWith('tool-')) return <ToolPart key={i} part={part as Record<string, any>} onAnswer={(id, approved) => void addToolApprovalResponse({ id, approved })} />;
+            {keyed(m).map(({ part, key }) => {
+              if (part.type === 'text') return <p key={key} data-part="text">{part.text}</p>;
+              if (part.type === 'reasoning') return <p key={key} data-part="reasoning">{part.text}</p>;
+              if (part.type.startsWith('tool-')) return <ToolPart key={key} part={part as Record<string, any>} onAnswer={(id, approved) => void addToolApprovalResponse({ id, approved })} />;
               return null;
             })}
           </li>
