@@ -55,10 +55,20 @@ export const DEFAULT_MAX_RETRIES = 2;
  */
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
-/** The typed output of a call with `output: schema`. */
+/**
+ * The typed output of a call with `output: schema`.
+ *
+ * @example
+ * type Answer = OutputOf<typeof schema>;
+ */
 export type OutputOf<O> = O extends SchemaLike ? InferSchemaOutput<O> : undefined;
 
-/** What `generate` returns: the model's response, and with `output` the validated object. */
+/**
+ * What `generate` returns: the model's response, and with `output` the validated object.
+ *
+ * @example
+ * const { output, usage } = await engine.generate({ prompt: 'Name a color', output: z.object({ color: z.string() }) });
+ */
 export interface GenerateResponse<O = unknown> extends Response {
   /**
    * The answer parsed and validated against `output` (a Standard Schema's output, transforms applied).
@@ -70,6 +80,12 @@ export interface GenerateResponse<O = unknown> extends Response {
   output?: O;
 }
 
+/**
+ * What `step` resolves to: the run so far plus this step's response and tool results.
+ *
+ * @example
+ * const { response, haltReason } = await engine.step({ thread, tools });
+ */
 export interface StepRunResult<O = unknown> extends ChatResult<O> {
   /** The model's response in this step (absent when the run halted before calling the model). */
   response?: Response;

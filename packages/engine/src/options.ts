@@ -19,12 +19,23 @@ import type { TelemetryOptions } from './telemetry/telemetry-options.ts';
 import type { AnyTool } from './tools/tool.ts';
 import type { ToolSource } from './tools/tool-source.ts';
 
-/** How a string model spec becomes a model (the providers module's `resolveModel` by default). */
+/**
+ * How a string model spec becomes a model (the providers module's `resolveModel` by default).
+ *
+ * @example
+ * createEngine({ resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { acme } }) });
+ */
 export type ModelResolver = (
   spec: string,
   options: { env?: Record<string, string | undefined>; fetch?: typeof globalThis.fetch },
 ) => LanguageModel;
 
+/**
+ * A tool call as hooks see it.
+ *
+ * @example
+ * beforeToolCall: (call: ToolCallInfo) => (call.name === 'shell' ? { block: 'disabled' } : undefined)
+ */
 export interface ToolCallInfo {
   toolCallId: string;
   name: string;
@@ -34,6 +45,12 @@ export interface ToolCallInfo {
 /** `beforeToolCall` may block a call (the model gets the reason as an error result) or replace its input. */
 export type BeforeToolCallResult = void | undefined | { block: string | true } | { input: unknown };
 
+/**
+ * A tool's result as `afterToolCall` sees it (and may replace).
+ *
+ * @example
+ * afterToolCall: (_call, result: ToolResultInfo) => (result.isError ? { output: 'The tool failed; try another way.', isError: true } : result)
+ */
 export interface ToolResultInfo {
   output: unknown;
   isError: boolean;
@@ -68,7 +85,12 @@ export interface Hooks {
   onFinish?: (result: ChatResult) => void | Promise<void>;
 }
 
-/** Settings an engine can hold as defaults and a call can override. */
+/**
+ * Settings an engine can hold as defaults and a call can override.
+ *
+ * @example
+ * const shared: SharedOptions = { model: 'openai:gpt-5-mini', maxSteps: 4, temperature: 0.3 };
+ */
 export interface SharedOptions
   extends Hooks,
     Pick<ModelRequest, 'system' | 'toolChoice' | 'maxOutputTokens' | 'temperature' | 'topP' | 'stop' | 'thinking' | 'cache'> {
@@ -119,7 +141,12 @@ export interface EngineOptions extends SharedOptions {
   generateId?: () => string;
 }
 
-/** A message as callers may write it: a full Message, or a role and a string. */
+/**
+ * A message as callers may write it: a full Message, or a role and a string.
+ *
+ * @example
+ * const messages: MessageInput[] = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }];
+ */
 export type MessageInput = Message | { role: Role; content: string; id?: string };
 
 /** What continues a paused run: the protocol's contract type, the same the server validates and the client sends. */

@@ -8,9 +8,20 @@
 import type { ReasoningEffort, Usage } from '@parlance/protocol';
 import catalog from './models.json' with { type: 'json' };
 
+/**
+ * 
+ *
+ * @example
+ * const acceptsImages = getModelInfo('openai', 'gpt-5-mini').input.includes('image' satisfies InputModality);
+ */
 export type InputModality = 'text' | 'image';
 
-/** US dollars per million tokens. */
+/**
+ * US dollars per million tokens.
+ *
+ * @example
+ * const pricing: ModelPricing = { input: 1.25, output: 10, cacheRead: 0.125 };
+ */
 export interface ModelPricing {
   input: number;
   output: number;

@@ -35,6 +35,12 @@ import { estimateMessagesTokens, estimateMessageTokens, estimateTextTokens } fro
 
 type Request = Omit<ModelRequest, 'model'>;
 
+/**
+ * 
+ *
+ * @example
+ * createEngine({ context: { strategy: 'summarize' } });
+ */
 export type ContextStrategy = 'drop-oldest' | 'summarize' | 'fail';
 
 /**

@@ -38,6 +38,12 @@ export interface ImageVariationRequest {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * What the image functions resolve to: the images as file parts, and any text.
+ *
+ * @example
+ * const { images: [first] } = await generateImage(model, { prompt: 'a red kite' });
+ */
 export interface ImageResult {
   images: FilePart[];
   /** Text the model wrote beside the images (Gemini) or the prompts it rewrote (DALL-E 3). */

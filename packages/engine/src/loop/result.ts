@@ -39,7 +39,12 @@ export interface StepResult {
   usage: Usage;
 }
 
-/** A call waiting on the caller: the protocol's `PendingInput` (one rule, `pendingInputs`, derives them). */
+/**
+ * A call waiting on the caller: the protocol's `PendingInput` (one rule, `pendingInputs`, derives them).
+ *
+ * @example
+ * for (const p of result.pending as PendingCall[]) if (p.kind === 'approval') ask(p.toolCallId);
+ */
 export type PendingCall = PendingInput;
 
 /**

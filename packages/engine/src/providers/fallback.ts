@@ -6,6 +6,12 @@
  */
 import type { ErrorEvent, Event, LanguageModel, ModelCallOptions, ModelRequest } from '@parlance/protocol';
 
+/**
+ * What `onFallback` gets: the model that failed, the next one, the error.
+ *
+ * @example
+ * withFallback(models, { onFallback: ({ from, to, error }) => console.warn(`${from.modelId} -> ${to.modelId}: ${error.code}`) });
+ */
 export interface FallbackInfo {
   from: LanguageModel;
   to: LanguageModel;
@@ -18,6 +24,12 @@ export interface FallbackOptions {
   onFallback?(info: FallbackInfo): void;
 }
 
+/**
+ * A model made by `withFallback` (its `models` in order).
+ *
+ * @example
+ * console.log(model.models.map((m) => m.modelId));
+ */
 export interface FallbackModel extends LanguageModel {
   readonly models: readonly LanguageModel[];
 }

@@ -18,7 +18,12 @@ export interface ResolveModelOptions extends ProviderSettings {
   providers?: Record<string, Provider>;
 }
 
-/** A model named by provider and id, with settings for it. */
+/**
+ * A model named by provider and id, with settings for it.
+ *
+ * @example
+ * resolveModel({ provider: 'openai', model: 'gpt-5-mini', baseURL: 'https://proxy.internal/v1' });
+ */
 export interface ModelSpec extends ProviderSettings {
   provider: string | Provider;
   model: string;

@@ -23,7 +23,12 @@ export interface ApiKeyAuth {
 
 export type AuthDefinition = ApiKeyAuth | 'none';
 
-/** What hooks see about the call in progress. */
+/**
+ * What hooks see about the call in progress.
+ *
+ * @example
+ * modifyBody: (body, { modelId, info }: ModelContext) => (info.reasoning ? { ...body, reasoning: { effort: 'low' } } : body)
+ */
 export interface ModelContext {
   provider: string;
   modelId: string;
@@ -98,7 +103,13 @@ export interface ProviderSettings extends ProviderTransportOptions {
   transport?: Transport;
 }
 
-/** A model bound to its provider: a LanguageModel with its catalog data. */
+/**
+ * A model bound to its provider: a LanguageModel with its catalog data.
+ *
+ * @example
+ * const model = openai.model('gpt-5-mini');
+ * console.log(model.info.contextWindow);
+ */
 export interface ProviderModel extends LanguageModel {
   readonly info: ModelInfo;
   toJSON(): { provider: string; modelId: string; dialect: string };

@@ -10,6 +10,12 @@ import { collect, type ChatResult, type PendingCall } from '../loop/result.ts';
 import type { ThreadTrust } from '../trust/thread-trust.ts';
 import type { CallOptions, MessageInput, ResumeInput } from '../options.ts';
 
+/**
+ * 
+ *
+ * @example
+ * if (session.status === 'awaiting-approval') showApprovals(session.pending);
+ */
 export type SessionStatus = 'idle' | 'awaiting-tools' | 'awaiting-approval' | 'awaiting-user' | 'completed' | 'error';
 
 /**

@@ -12,12 +12,27 @@ import { dropNullOptionals } from '@parlance/dialects';
 import { ParlanceError, type JSONSchema } from '@parlance/protocol';
 import { validateJsonSchema } from './json-schema-validate.ts';
 
-/** What the engine accepts as a schema. */
+/**
+ * What the engine accepts as a schema.
+ *
+ * @example
+ * const input: SchemaLike = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+ */
 export type SchemaLike = StandardSchemaV1 | JSONSchema;
 
-/** The parsed value a schema produces (unknown for plain JSON Schema). */
+/**
+ * The parsed value a schema produces (unknown for plain JSON Schema).
+ *
+ * @example
+ * type City = InferSchemaOutput<typeof citySchema>; // { city: string } for z.object({ city: z.string() })
+ */
 export type InferSchemaOutput<S> = S extends StandardSchemaV1<unknown, infer O> ? O : unknown;
-/** What the model must send (unknown for plain JSON Schema). */
+/**
+ * What the model must send (unknown for plain JSON Schema).
+ *
+ * @example
+ * type Sent = InferSchemaInput<typeof schema>;
+ */
 export type InferSchemaInput<S> = S extends StandardSchemaV1<infer I, unknown> ? I : unknown;
 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; message: string };

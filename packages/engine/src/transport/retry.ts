@@ -2,6 +2,9 @@
  * When and how long to wait before trying a request again. Only requests that have
  * delivered nothing to the caller are retried (the transport enforces that); this
  * file decides which failures are worth it and the delay.
+ *
+ * @example
+ * openai.model('gpt-5-mini', { retry: { maxRetries: 5, initialDelayMs: 250 } });
  */
 
 export interface RetryOptions {

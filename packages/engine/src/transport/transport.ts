@@ -22,6 +22,12 @@ export interface TimeoutOptions {
   idleMs?: number;
 }
 
+/**
+ * What `onRetry` gets before each retry.
+ *
+ * @example
+ * createTransport({ onRetry: ({ attempt, delayMs, error }) => console.warn(attempt, delayMs, error.code) });
+ */
 export interface RetryInfo {
   /** The retry about to be made (1 for the first retry). */
   attempt: number;
