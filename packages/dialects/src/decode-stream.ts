@@ -10,11 +10,22 @@ import { createParser } from 'eventsource-parser';
 import { createLineSplitter } from './shared/ndjson.ts';
 import type { Decoder, Dialect, DecoderOptions, WireEvent } from './types.ts';
 
+/**
+ * 
+ *
+ * @example
+ * decodeStream('anthropic_messages', body, { signal: AbortSignal.timeout(120_000) });
+ */
 export interface DecodeStreamOptions extends DecoderOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** Frames text into wire events for a dialect's framing. */
+/**
+ * Frames text into wire events for a dialect's framing.
+ *
+ * @example
+ * const framer: Framer = createFramer('sse');
+ */
 export interface Framer {
   push(text: string): WireEvent[];
   flush(): WireEvent[];

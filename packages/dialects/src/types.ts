@@ -6,6 +6,12 @@ import type { ErrorCode, Event, ModelRequest } from '@parlance/protocol';
 import type { RequestDecoding } from './shared/request-decoding.ts';
 import type { ResponseEncoding } from './shared/response-encoding.ts';
 
+/**
+ * 
+ *
+ * @example
+ * const id: DialectId = 'google_gemini';
+ */
 export type DialectId = 'openai_completions' | 'openai_responses' | 'anthropic_messages' | 'google_gemini' | 'ollama_chat';
 
 /**
@@ -22,13 +28,24 @@ export const DIALECT_IDS = [
   'ollama_chat',
 ] as const satisfies readonly DialectId[];
 
-/** One framed message from the wire: an SSE event, or one NDJSON line as `data`. */
+/**
+ * One framed message from the wire: an SSE event, or one NDJSON line as `data`.
+ *
+ * @example
+ * const wire: WireEvent = { event: 'message_start', data: '{"type":"message_start"}' };
+ */
 export interface WireEvent {
   event?: string | undefined;
   data: string;
   id?: string | undefined;
 }
 
+/**
+ * Why a transport failed mid-stream (what `Decoder.fail` takes).
+ *
+ * @example
+ * decoder.fail({ code: 'network', message: 'connection reset', retryable: true });
+ */
 export interface DecoderFailure {
   code: ErrorCode;
   message: string;
@@ -39,6 +56,10 @@ export interface DecoderFailure {
 /**
  * Push-based and I/O-free, in the eventsource-parser shape: state lives in the
  * closure; each call returns the protocol events it produced.
+ *
+ * @example
+ * const decoder = getDialect('openai_responses').createDecoder();
+ * const events = [...frames.flatMap((f) => decoder.push(f)), ...decoder.end()];
  */
 export interface Decoder {
   push(wire: WireEvent): Event[];
@@ -51,6 +72,9 @@ export interface Decoder {
 /**
  * Per-provider quirks of a shared wire format. Each is an option on the one
  * decoder, never a copy of it.
+ *
+ * @example
+ * getDialect('openai_completions').createDecoder({ reasoningFields: ['reasoning'] });
  */
 export interface DecoderOptions {
   /** Tool-call ids: some providers repeat the id on every chunk, some send none. */
@@ -59,6 +83,12 @@ export interface DecoderOptions {
   reasoningFields?: readonly string[];
 }
 
+/**
+ * 
+ *
+ * @example
+ * openaiResponses.path('gpt-5-mini', { stream: true }); // '/responses'
+ */
 export interface PathOptions {
   stream?: boolean;
 }
@@ -87,7 +117,13 @@ export interface EncodeOptions {
   onWarning?: (warning: EncodeWarning) => void;
 }
 
-/** A dialect: the client side (encode a request, decode the stream) and the server side (decode a request, encode responses). */
+/**
+ * A dialect: the client side (encode a request, decode the stream) and the server side (decode a request, encode responses).
+ *
+ * @example
+ * const dialect: Dialect = getDialect('ollama_chat');
+ * console.log(dialect.framing, dialect.path('llama3.2', { stream: true }));
+ */
 export interface Dialect extends ResponseEncoding, RequestDecoding {
   id: DialectId;
   framing: 'sse' | 'ndjson';

@@ -45,6 +45,12 @@ const MARKER = Symbol.for('parlance.error');
 /** Codes for which the same request may succeed later. */
 const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'overloaded', 'server_error', 'timeout', 'network', 'run_lost', 'store_unavailable']);
 
+/**
+ * 
+ *
+ * @example
+ * throw new ParlanceError('rate_limited', 'Slow down', { status: 429, retryAfterMs: 2_000 });
+ */
 export interface ParlanceErrorOptions {
   status?: number;
   retryable?: boolean;

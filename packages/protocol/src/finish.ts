@@ -16,7 +16,12 @@ export const FINISH_REASONS = [
   'other',
 ] as const;
 
-/** Why one model response ended. The provider's own words travel beside it as `rawFinishReason`. */
+/**
+ * Why one model response ended. The provider's own words travel beside it as `rawFinishReason`.
+ *
+ * @example
+ * const reason: FinishReason = response.finishReason;
+ */
 export type FinishReason = (typeof FINISH_REASONS)[number];
 
 /**
@@ -39,5 +44,10 @@ export const HALT_REASONS = [
   'error',
 ] as const;
 
-/** Why a multi-step chat run stopped. Exactly one per run. */
+/**
+ * Why a multi-step chat run stopped. Exactly one per run.
+ *
+ * @example
+ * const paused = (r: HaltReason) => r === 'approval' || r === 'client-tool-calls' || r === 'ask-user';
+ */
 export type HaltReason = (typeof HALT_REASONS)[number];

@@ -6,6 +6,12 @@
 /** Opaque per-dialect data kept for round trips, keyed by dialect id (signatures, encrypted reasoning, item ids). */
 import type { RunPause } from './pending.ts';
 
+/**
+ * Provider data a dialect keeps on a part or message to send it back unchanged (signatures, encrypted reasoning), keyed by dialect.
+ *
+ * @example
+ * const anthropic = part.providerState?.anthropic_messages;
+ */
 export type ProviderState = Record<string, unknown>;
 
 /**

@@ -7,10 +7,20 @@
  */
 import type { Message, ToolResultPart } from './message.ts';
 
-/** How a paused run wants a tool call answered. */
+/**
+ * How a paused run wants a tool call answered.
+ *
+ * @example
+ * const kind: PendingKind = 'approval';
+ */
 export type PendingKind = 'approval' | 'client-tool' | 'ask-user';
 
-/** Something a paused run waits for from the user or the browser. */
+/**
+ * Something a paused run waits for from the user or the browser.
+ *
+ * @example
+ * for (const p of pendingInputs(thread)) console.log(p.kind, p.name, p.toolCallId);
+ */
 export interface PendingInput {
   kind: PendingKind;
   toolCallId: string;
@@ -25,6 +35,9 @@ export interface PendingInput {
 /**
  * A run paused on this assistant message, waiting for `waitingFor`. The server signs
  * it (`signature`) so a browser cannot invent or widen a pause.
+ *
+ * @example
+ * const waiting = lastMessage.pause?.waitingFor ?? [];
  */
 export interface RunPause {
   waitingFor: PendingInput[];

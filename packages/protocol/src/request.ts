@@ -5,7 +5,12 @@
 import type { Event } from './events.ts';
 import type { Message } from './message.ts';
 
-/** A JSON Schema object (draft 2020-12 or 07 subset, as providers accept). */
+/**
+ * A JSON Schema object (draft 2020-12 or 07 subset, as providers accept).
+ *
+ * @example
+ * const schema: JSONSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+ */
 export type JSONSchema = Record<string, unknown>;
 
 /**
@@ -42,9 +47,18 @@ export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
  * A provider-neutral thinking setting. Each dialect maps it: effort levels for
  * OpenAI, token budgets for Anthropic and Gemini 2.5, levels for Gemini 3, a flag for Ollama.
  * `false` turns thinking off where the API allows it.
+ *
+ * @example
+ * const thinking: ThinkingSetting = { effort: 'medium' };
  */
 export type ThinkingSetting = false | { effort?: ReasoningEffort; budgetTokens?: number };
 
+/**
+ * Asks for a JSON answer matching a schema.
+ *
+ * @example
+ * const output: StructuredOutput = { type: 'json', schema: { type: 'object', properties: { color: { type: 'string' } } }, name: 'color' };
+ */
 export interface StructuredOutput {
   type: 'json';
   schema: JSONSchema;
@@ -54,7 +68,12 @@ export interface StructuredOutput {
   strict?: boolean;
 }
 
-/** Prompt-cache hints. Dialects with explicit breakpoints (Anthropic) place them; others pass keys. */
+/**
+ * Prompt-cache hints. Dialects with explicit breakpoints (Anthropic) place them; others pass keys.
+ *
+ * @example
+ * await engine.chat({ prompt, cache: { breakpoints: true } });
+ */
 export interface CacheSetting {
   /** Mark the system prompt, the tool list and the last message as cacheable (default true when `cache` is set). */
   breakpoints?: boolean;
@@ -88,6 +107,12 @@ export interface ModelRequest {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * Per-call transport options: an abort signal and extra headers.
+ *
+ * @example
+ * model.stream(request, { signal: AbortSignal.timeout(60_000), headers: { 'x-request-id': id } });
+ */
 export interface ModelCallOptions {
   signal?: AbortSignal;
   /** Extra HTTP headers for this call (transport-level; ignored by in-memory models). */
@@ -98,6 +123,9 @@ export interface ModelCallOptions {
  * Anything that turns a request into a protocol event stream: a real provider
  * (engine), a scripted fake (testing), a remote server. The stream never throws:
  * failures arrive as an `error` event followed by `finish` with reason 'error'.
+ *
+ * @example
+ * const echo: LanguageModel = { provider: 'echo', modelId: 'echo', dialect: 'echo', async *stream() { yield { type: 'finish', finishReason: 'stop', usage: {} }; } };
  */
 export interface LanguageModel {
   readonly provider: string;

@@ -1,6 +1,9 @@
 /**
  * Token usage. A field the provider did not report stays undefined: a made-up 0
  * would turn "unknown" into a wrong number in every sum and bill.
+ *
+ * @example
+ * const usage: Usage = { inputTokens: 1200, outputTokens: 300, cost: 0.0042 };
  */
 export interface Usage {
   inputTokens?: number;

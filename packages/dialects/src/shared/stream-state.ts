@@ -30,6 +30,12 @@ export interface ToolEndOptions {
   providerState?: ProviderState;
 }
 
+/**
+ * A decoder's running state (open blocks, usage, whether it started and finished).
+ *
+ * @example
+ * if (!state.finished) console.log('stream still open', state.usage);
+ */
 export interface StreamState {
   readonly finished: boolean;
   readonly started: boolean;

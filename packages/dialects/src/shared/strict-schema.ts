@@ -48,6 +48,13 @@ const SCHEMA_MAPS = ['properties', '$defs', 'definitions'];
 /** Keys whose value is a schema or a list of schemas. */
 const SCHEMA_VALUES = ['items', 'prefixItems', 'anyOf', 'oneOf'];
 
+/**
+ * 
+ *
+ * @example
+ * const result = strictJsonSchema(schema);
+ * const tool = result.strict ? { ...def, strict: true, parameters: result.schema } : def;
+ */
 export type StrictSchemaResult = { strict: true; schema: Json } | { strict: false; schema: Json; reason: string };
 
 class NotStrict extends Error {}
