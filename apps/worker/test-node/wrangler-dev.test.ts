@@ -9,7 +9,8 @@ let worker: Awaited<ReturnType<typeof unstable_startWorker>>;
 beforeAll(async () => {
   worker = await unstable_startWorker({
     config: new URL('../wrangler.jsonc', import.meta.url).pathname,
-    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false },
+    // No persistence, so this and the two-isolates test never share a .wrangler/state SQLite file.
+    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, persist: false },
   });
   await worker.ready;
 }, 60_000);

@@ -12,7 +12,9 @@ function start(secret: string): Promise<Worker> {
   return unstable_startWorker({
     config: new URL('./wrangler.jsonc', import.meta.url).pathname,
     bindings: { PARLANCE_SECRET: { type: 'secret_text', value: secret } },
-    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false },
+    // No persistence: three workerd processes (and wrangler-dev.test.ts beside them) must not share
+    // one .wrangler/state SQLite file, or a Durable Object start fails with SQLITE_BUSY.
+    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, persist: false },
   });
 }
 
@@ -28,7 +30,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.dispose()));
-});
+}, 60_000);
 
 interface Frame {
   type: string;
@@ -66,4 +68,4 @@ it('a run paused in one isolate resumes in another that shares the key, and nowh
   expect(resumed.status).toBe(200);
   expect(resumed.events.find((e) => e.type === 'tool-result')).toMatchObject({ toolCallId: 'call_pay', output: 'sent 5 to alice', signature: expect.stringMatching(/^p1\./) });
   expect(resumed.events.at(-1)).toMatchObject({ type: 'chat-finish', haltReason: 'completed' });
-});
+}, 120_000);
