@@ -10,6 +10,12 @@ export interface AudioCallOptions {
   headers?: Record<string, string> | undefined;
 }
 
+/**
+ * What `generateSpeech` takes: the text, a voice, a format.
+ *
+ * @example
+ * const { audio, mediaType } = await generateSpeech(resolveSpeechModel('openai:gpt-4o-mini-tts'), { text: 'Hello!', voice: 'coral' });
+ */
 export interface SpeechRequest {
   text: string;
   /** A voice name: OpenAI 'alloy', 'coral', …; Gemini 'Kore', 'Puck', … (defaults: 'alloy', 'Kore'). */
@@ -29,6 +35,12 @@ export interface SpeechRequest {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * 
+ *
+ * @example
+ * await writeFile(`hello.${result.mediaType === 'audio/mpeg' ? 'mp3' : 'wav'}`, result.audio);
+ */
 export interface SpeechResult {
   audio: Uint8Array;
   /** e.g. 'audio/mpeg', 'audio/wav', 'audio/L16;codec=pcm;rate=24000'. */
@@ -44,6 +56,12 @@ export interface SpeechModel {
   generate(request: SpeechRequest, options?: AudioCallOptions): Promise<SpeechResult>;
 }
 
+/**
+ * What `transcribe` takes: the audio (bytes or base64) and its media type.
+ *
+ * @example
+ * const { text } = await transcribe(resolveTranscriptionModel('openai:whisper-1'), { audio: await readFile('memo.webm'), mediaType: 'audio/webm' });
+ */
 export interface TranscriptionRequest {
   /** The audio: bytes, or base64 text. */
   audio: Uint8Array | string;
@@ -73,6 +91,12 @@ export interface TranscriptionWord {
   end: number;
 }
 
+/**
+ * 
+ *
+ * @example
+ * const { text, language, segments } = await transcribe(model, { audio, mediaType: 'audio/wav' });
+ */
 export interface TranscriptionResult {
   text: string;
   /** The language as the provider names it (whisper-1: 'english'; Gemini: an ISO-639-1 code), when returned. */

@@ -32,6 +32,12 @@ export interface EmbeddingBatch {
   usage?: Usage;
 }
 
+/**
+ * An embedding model: provider, id, catalog info, and how many inputs one request takes.
+ *
+ * @example
+ * const model: EmbeddingModel = ollamaEmbeddingModel('nomic-embed-text');
+ */
 export interface EmbeddingModel {
   readonly provider: string;
   readonly modelId: string;
@@ -45,12 +51,24 @@ export interface EmbeddingModel {
   embedBatch(values: string[], settings: EmbeddingSettings, options?: EmbeddingCallOptions): Promise<EmbeddingBatch>;
 }
 
+/**
+ * 
+ *
+ * @example
+ * const { embedding, usage } = await embed(model, { value: 'hello' });
+ */
 export interface EmbedResult {
   embedding: number[];
   /** Input tokens (and cost, when the model is priced), as far as the provider reported them. */
   usage: Usage;
 }
 
+/**
+ * 
+ *
+ * @example
+ * const { embeddings } = await embedMany(model, { values: ['a', 'b'] }); // embeddings[1] is the vector of 'b'
+ */
 export interface EmbedManyResult {
   /** `embeddings[i]` is the vector of `values[i]`. */
   embeddings: number[][];
@@ -59,10 +77,22 @@ export interface EmbedManyResult {
   batches: number;
 }
 
+/**
+ * What `embed` takes: one value, plus settings and a signal.
+ *
+ * @example
+ * const { embedding } = await embed(resolveEmbeddingModel('openai:text-embedding-3-small'), { value: 'sunny day' });
+ */
 export interface EmbedOptions extends EmbeddingSettings, EmbeddingCallOptions {
   value: string;
 }
 
+/**
+ * What `embedMany` takes: the values, and how many requests may run at once.
+ *
+ * @example
+ * const { embeddings, batches } = await embedMany(model, { values: docs.map((d) => d.text), maxConcurrency: 2 });
+ */
 export interface EmbedManyOptions extends EmbeddingSettings, EmbeddingCallOptions {
   values: readonly string[];
   /** Requests in flight at once (default 4). */

@@ -31,9 +31,20 @@ export const MODERATION_CATEGORIES = [
 
 export type ModerationCategory = (typeof MODERATION_CATEGORIES)[number];
 
-/** Text, or an image by URL (an https URL or a `data:` URL). */
+/**
+ * Text, or an image by URL (an https URL or a `data:` URL).
+ *
+ * @example
+ * await moderate(model, { input: [{ type: 'text', text: caption }, { type: 'image', url: imageUrl }] });
+ */
 export type ModerationInput = string | { type: 'text'; text: string } | { type: 'image'; url: string };
 
+/**
+ * The verdict on one input: flagged, and per category.
+ *
+ * @example
+ * if (results[0]?.categories.violence) reject();
+ */
 export interface ModerationResult {
   flagged: boolean;
   /** Whether each category is flagged (a category the model does not judge is false). */
@@ -44,6 +55,12 @@ export interface ModerationResult {
   appliedInputTypes?: Partial<Record<ModerationCategory, ('text' | 'image')[]>>;
 }
 
+/**
+ * 
+ *
+ * @example
+ * const { flagged, results } = await moderate(resolveModerationModel('openai:omni-moderation-latest'), { input: userText });
+ */
 export interface ModerationResponse {
   /** True when any result is flagged. */
   flagged: boolean;
