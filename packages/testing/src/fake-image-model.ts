@@ -22,7 +22,12 @@ export const TINY_PNG_BASE64 =
  */
 export type FakeImageCall = 'generate' | 'edit' | 'variations';
 
-/** The fields the fake reads; the whole request (image, mask, size...) is recorded. */
+/**
+ * The fields the fake reads; the whole request (image, mask, size...) is recorded.
+ *
+ * @example
+ * await model.generate({ prompt: 'a cat', n: 2 } satisfies FakeImageRequest);
+ */
 export interface FakeImageRequest {
   prompt?: string;
   n?: number;

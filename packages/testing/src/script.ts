@@ -42,7 +42,12 @@ export interface ScriptedTurn {
   firstEventDelayMs?: number;
 }
 
-/** A fixed list of turns (one per model call; the last repeats), or a function of the request. */
+/**
+ * A fixed list of turns (one per model call; the last repeats), or a function of the request.
+ *
+ * @example
+ * const script: Script = (request, call) => (call === 0 ? { toolCalls: [{ name: 'search', input: { q: 'x' } }] } : { text: `Found ${request.messages.length} messages` });
+ */
 export type Script = ScriptedTurn[] | ((request: Omit<ModelRequest, 'model'>, call: number) => ScriptedTurn);
 
 /**

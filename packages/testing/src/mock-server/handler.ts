@@ -15,7 +15,12 @@ import { encodeEventFrames, finalUsage, wireContentType, wireHttpError } from '.
 import type { WireEncoderOptions } from '../wire/types.ts';
 import { routeFor } from './route.ts';
 
-/** One request the mock received. */
+/**
+ * One request the mock received.
+ *
+ * @example
+ * expect(anthropic.requests[0]!.headers['x-api-key']).toBe('sk-test');
+ */
 export interface RecordedRequest {
   method: string;
   url: string;
@@ -28,7 +33,12 @@ export interface RecordedRequest {
   model?: string;
 }
 
-/** Turns, one per request (the last repeats), or a function of the request and its 0-based number. */
+/**
+ * Turns, one per request (the last repeats), or a function of the request and its 0-based number.
+ *
+ * @example
+ * const script: MockScript = (request) => ({ text: request.path.includes('stream') ? 'streamed' : 'whole' });
+ */
 export type MockScript = ScriptedTurn[] | ((request: RecordedRequest, call: number) => ScriptedTurn);
 
 /**
