@@ -27,7 +27,13 @@ import type { ChatRecord, RunCursor } from './persist.ts';
  */
 export type ChatStatus = 'loading' | 'ready' | 'submitted' | 'streaming' | 'error';
 
-/** Something a paused run waits for from the browser. */
+/**
+ * Something a paused run waits for from the browser.
+ *
+ * @example
+ * const { pending } = useChat({ api: '/api/chat' });
+ * pending.filter((p) => p.kind === 'approval').map((p) => p.name);
+ */
 export interface PendingInput {
   kind: 'tool-call' | 'approval' | 'ask-user';
   toolCallId: string;

@@ -21,6 +21,12 @@ import { Allow, parse as parsePartial } from 'partial-json';
 import type { ModelRequest, ThinkingSetting } from '@parlance/protocol';
 import type { ResolvedSchema } from '../tools/schema.ts';
 
+/**
+ * How structured output is asked for: the API's native JSON Schema mode, or a forced tool.
+ *
+ * @example
+ * createEngine({ outputMode: 'tool' });
+ */
 export type OutputMode = 'native' | 'tool';
 
 /**

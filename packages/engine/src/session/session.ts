@@ -26,6 +26,12 @@ export type SessionStatus = 'idle' | 'awaiting-tools' | 'awaiting-approval' | 'a
  */
 export const SESSION_VERSION = 1;
 
+/**
+ * What `ChatSession.toJSON()` stores.
+ *
+ * @example
+ * const session = ChatSession.fromJSON(JSON.parse(saved) as SessionState);
+ */
 export interface SessionState {
   version: typeof SESSION_VERSION;
   thread: Thread;

@@ -34,6 +34,12 @@ import type { ResumeInput } from '../options.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { signingKeys } from './signing-keys.ts';
 
+/**
+ * 
+ *
+ * @example
+ * createThreadTrust({ secret: [process.env.PARLANCE_SECRET!, process.env.PARLANCE_SECRET_PREVIOUS!] });
+ */
 export interface ThreadTrustOptions {
   /**
    * The server's secret (at least 32 characters), or several: the first signs, every one
@@ -49,7 +55,13 @@ export interface VerifyThreadOptions {
   allowSystemMessages?: boolean;
 }
 
-/** Signs what a run produces and verifies what a client sends back. */
+/**
+ * Signs what a run produces and verifies what a client sends back.
+ *
+ * @example
+ * const trust = createThreadTrust({ secret: process.env.PARLANCE_SECRET! });
+ * await trust.verifyThread(thread); // rejects with a 403 ParlanceError naming the edited part
+ */
 export interface ThreadTrust {
   /**
    * Resolves when the thread (and the resume input) may be run; rejects with a ParlanceError
