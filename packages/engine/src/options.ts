@@ -42,7 +42,12 @@ export interface ToolCallInfo {
   input: unknown;
 }
 
-/** `beforeToolCall` may block a call (the model gets the reason as an error result) or replace its input. */
+/**
+ * `beforeToolCall` may block a call (the model gets the reason as an error result) or replace its input.
+ *
+ * @example
+ * beforeToolCall: ({ input }) => ({ input: { ...(input as object), limit: 10 } }) // or { block: 'reason' }
+ */
 export type BeforeToolCallResult = void | undefined | { block: string | true } | { input: unknown };
 
 /**

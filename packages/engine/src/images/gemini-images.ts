@@ -9,6 +9,12 @@
 import { ParlanceError, type FilePart, type Usage } from '@parlance/protocol';
 import { postJson, type ImageCallOptions, type ImageEditRequest, type ImageGenerateRequest, type ImageInput, type ImageModel, type ImageResult } from './image-model.ts';
 
+/**
+ * 
+ *
+ * @example
+ * geminiImageModel({ modelId: 'gemini-2.5-flash-image', apiKey: key, baseURL: 'https://gateway.internal/google' });
+ */
 export interface GeminiImageModelOptions {
   modelId: string;
   apiKey: string;

@@ -5,13 +5,24 @@
  */
 import { ParlanceError, errorCodeForStatus, isAbortError, type FilePart, type Usage } from '@parlance/protocol';
 
-/** An input image: base64 `data` (a URL-only FilePart must be downloaded first). */
+/**
+ * An input image: base64 `data` (a URL-only FilePart must be downloaded first).
+ *
+ * @example
+ * const input: ImageInput = { data: pngBase64, mediaType: 'image/png', filename: 'door.png' };
+ */
 export interface ImageInput {
   data: string;
   mediaType: string;
   filename?: string;
 }
 
+/**
+ * What `generateImage` takes: a prompt, how many, size or aspect ratio.
+ *
+ * @example
+ * await generateImage(model, { prompt: 'a blue door', n: 1, size: '1024x1024' });
+ */
 export interface ImageGenerateRequest {
   prompt: string;
   /** Number of images (OpenAI `n`, Gemini `candidateCount`). */
@@ -25,6 +36,12 @@ export interface ImageGenerateRequest {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * What `editImage` takes: a prompt and the image(s) to edit.
+ *
+ * @example
+ * await editImage(model, { prompt: 'add snow', image: { data: pngBase64, mediaType: 'image/png' } });
+ */
 export interface ImageEditRequest extends ImageGenerateRequest {
   image: ImageInput | ImageInput[];
   /** Transparent areas mark where to edit (OpenAI only). */

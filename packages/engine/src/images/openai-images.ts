@@ -18,6 +18,12 @@ import {
   type ImageVariationRequest,
 } from './image-model.ts';
 
+/**
+ * 
+ *
+ * @example
+ * openaiImageModel({ modelId: 'gpt-image-1', apiKey: key });
+ */
 export interface OpenAIImageModelOptions {
   modelId: string;
   apiKey: string;

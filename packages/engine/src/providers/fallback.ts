@@ -18,6 +18,12 @@ export interface FallbackInfo {
   error: ErrorEvent;
 }
 
+/**
+ * 
+ *
+ * @example
+ * withFallback(models, { shouldFallback: (error) => error.code !== 'invalid_request' });
+ */
 export interface FallbackOptions {
   /** Whether this error should move on to the next model (default: any error but an abort). */
   shouldFallback?(error: ErrorEvent, model: LanguageModel): boolean;

@@ -8,6 +8,12 @@ import type { ErrorBodyParser } from '../transport/http-error.ts';
 import { defineProvider } from './define-provider.ts';
 import type { ModelCatalogEntry, Provider, ProviderDefinition, ProviderSettings } from './types.ts';
 
+/**
+ * 
+ *
+ * @example
+ * openaiCompatible({ baseURL: 'http://127.0.0.1:1234/v1', id: 'lmstudio', apiKeyEnv: 'LMSTUDIO_API_KEY' });
+ */
 export interface OpenAICompatibleOptions extends ProviderSettings {
   baseURL: string;
   /** The provider id in provenance and errors (default 'openai-compatible'). */

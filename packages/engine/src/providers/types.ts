@@ -10,6 +10,12 @@ import type { ModelInfo } from '../catalog/catalog.ts';
 import type { ErrorBodyParser } from '../transport/http-error.ts';
 import type { Transport, ProviderTransportOptions } from '../transport/transport.ts';
 
+/**
+ * How a provider takes its key: which environment variables, which header, what prefix, whether it is optional.
+ *
+ * @example
+ * const auth: ApiKeyAuth = { env: ['ACME_API_KEY', 'ACME_KEY'], header: 'x-api-key' };
+ */
 export interface ApiKeyAuth {
   /** Environment variables read at call time; the first one set wins. */
   env?: string | readonly string[];
@@ -21,6 +27,12 @@ export interface ApiKeyAuth {
   optional?: boolean;
 }
 
+/**
+ * A provider's auth: an API key definition, or `'none'`.
+ *
+ * @example
+ * const local: AuthDefinition = 'none';
+ */
 export type AuthDefinition = ApiKeyAuth | 'none';
 
 /**
@@ -38,6 +50,12 @@ export interface ModelContext {
   request: ModelRequest;
 }
 
+/**
+ * What a provider adds to (or corrects in) the catalog for a model.
+ *
+ * @example
+ * defineProvider({ ...definition, models: { 'acme-large': { contextWindow: 128_000, maxOutputTokens: 8_192, input: ['text', 'image'] } } });
+ */
 export type ModelCatalogEntry = Partial<Omit<ModelInfo, 'provider' | 'id' | 'known'>>;
 
 /**
@@ -82,6 +100,12 @@ export interface ProviderDefinition {
   models?: Record<string, ModelCatalogEntry>;
 }
 
+/**
+ * A key, or a function that returns one (called for every request, so keys can rotate).
+ *
+ * @example
+ * openai.model('gpt-5-mini', { apiKey: async () => (await secrets.get('openai')) satisfies string | undefined });
+ */
 export type ApiKeySource = string | (() => string | undefined | Promise<string | undefined>);
 
 /**

@@ -11,6 +11,12 @@ import { redact } from './redact.ts';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetryOptions, type RetryOptions } from './retry.ts';
 import { sleep as defaultSleep, type Sleep } from './sleep.ts';
 
+/**
+ * 
+ *
+ * @example
+ * createTransport({ timeouts: { firstByteMs: 30_000 } });
+ */
 export interface TimeoutOptions {
   /**
    * From sending the request to the first byte of the body (default 120 s). Reasoning
@@ -35,6 +41,12 @@ export interface RetryInfo {
   error: ParlanceError;
 }
 
+/**
+ * What `createTransport` takes: fetch, retry, timeouts, and hooks.
+ *
+ * @example
+ * createTransport({ fetch: tracedFetch, retry: false });
+ */
 export interface ProviderTransportOptions {
   fetch?: typeof globalThis.fetch;
   retry?: RetryOptions | false;
