@@ -5,6 +5,12 @@
 import type { Usage } from '@parlance/protocol';
 import type { MediaModelInfo } from '../catalog/media-models.ts';
 
+/**
+ * Per-call options of the audio functions: a signal and extra headers.
+ *
+ * @example
+ * await transcribe(model, { audio, mediaType: 'audio/wav', signal: AbortSignal.timeout(60_000) });
+ */
 export interface AudioCallOptions {
   signal?: AbortSignal | undefined;
   headers?: Record<string, string> | undefined;
@@ -49,6 +55,12 @@ export interface SpeechResult {
   usage: Usage;
 }
 
+/**
+ * A text-to-speech model (what `generateSpeech` calls).
+ *
+ * @example
+ * const model: SpeechModel = resolveSpeechModel('google:gemini-2.5-flash-preview-tts');
+ */
 export interface SpeechModel {
   readonly provider: string;
   readonly modelId: string;
@@ -78,6 +90,12 @@ export interface TranscriptionRequest {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * 
+ *
+ * @example
+ * for (const s of result.segments ?? []) console.log(`${s.start}-${s.end}: ${s.text}`);
+ */
 export interface TranscriptionSegment {
   /** Seconds from the start of the audio. */
   start: number;
@@ -85,6 +103,12 @@ export interface TranscriptionSegment {
   text: string;
 }
 
+/**
+ * 
+ *
+ * @example
+ * const firstWord = result.words?.[0]?.word;
+ */
 export interface TranscriptionWord {
   word: string;
   start: number;
@@ -108,6 +132,12 @@ export interface TranscriptionResult {
   usage: Usage;
 }
 
+/**
+ * A speech-to-text model (what `transcribe` calls).
+ *
+ * @example
+ * const model: TranscriptionModel = resolveTranscriptionModel('openai:gpt-4o-transcribe');
+ */
 export interface TranscriptionModel {
   readonly provider: string;
   readonly modelId: string;

@@ -13,10 +13,20 @@
  * A model this table does not know still works with the defaults of its provider.
  */
 
-/** The kinds of non-chat model the engine calls. */
+/**
+ * The kinds of non-chat model the engine calls.
+ *
+ * @example
+ * listMediaModels('openai', 'embedding' satisfies MediaKind);
+ */
 export type MediaKind = 'embedding' | 'speech' | 'transcription' | 'moderation';
 
-/** US dollars; each field is a way the provider bills. */
+/**
+ * US dollars; each field is a way the provider bills.
+ *
+ * @example
+ * const { pricing } = getMediaModelInfo('openai', 'whisper-1');
+ */
 export interface MediaPricing {
   /** Per million input (text or audio) tokens. */
   inputTokens?: number;
@@ -28,7 +38,12 @@ export interface MediaPricing {
   minutes?: number;
 }
 
-/** What the engine knows about a non-chat model: its kinds, request limits and prices. */
+/**
+ * What the engine knows about a non-chat model: its kinds, request limits and prices.
+ *
+ * @example
+ * const info = getMediaModelInfo('openai', 'text-embedding-3-small');
+ */
 export interface MediaModelInfo {
   provider: string;
   id: string;

@@ -11,12 +11,23 @@ import { addUsage, ParlanceError, type Usage } from '@parlance/protocol';
 import type { MediaModelInfo } from '../catalog/media-models.ts';
 import { estimateTextTokens } from '../context/estimate-tokens.ts';
 
+/**
+ * 
+ *
+ * @example
+ * await embed(model, { value: 'hi', signal: controller.signal });
+ */
 export interface EmbeddingCallOptions {
   signal?: AbortSignal | undefined;
   headers?: Record<string, string> | undefined;
 }
 
-/** Settings every provider maps (or ignores when it has no such setting). */
+/**
+ * Settings every provider maps (or ignores when it has no such setting).
+ *
+ * @example
+ * await embed(model, { value: 'hi', dimensions: 256 });
+ */
 export interface EmbeddingSettings {
   /** A shorter vector (OpenAI text-embedding-3 `dimensions`, Gemini `outputDimensionality`, Mistral `output_dimension`, Ollama `dimensions`). */
   dimensions?: number;
@@ -26,7 +37,12 @@ export interface EmbeddingSettings {
   extra?: Record<string, unknown>;
 }
 
-/** One request's answer: one vector per input, in input order. */
+/**
+ * One request's answer: one vector per input, in input order.
+ *
+ * @example
+ * const { embeddings } = await model.embedBatch(['a', 'b'], {});
+ */
 export interface EmbeddingBatch {
   embeddings: number[][];
   usage?: Usage;

@@ -11,6 +11,12 @@ import { google } from '../providers/builtin/index.ts';
 import type { ProviderSettings } from '../providers/types.ts';
 import type { EmbeddingBatch, EmbeddingModel } from './embedding-model.ts';
 
+/**
+ * 
+ *
+ * @example
+ * googleEmbeddingModel('gemini-embedding-001', { maxBatchSize: 50 });
+ */
 export interface GoogleEmbeddingOptions extends ProviderSettings {
   maxBatchSize?: number;
 }

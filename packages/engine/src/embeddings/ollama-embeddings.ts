@@ -10,6 +10,12 @@ import { ollama } from '../providers/builtin/index.ts';
 import type { ProviderSettings } from '../providers/types.ts';
 import type { EmbeddingBatch, EmbeddingModel } from './embedding-model.ts';
 
+/**
+ * 
+ *
+ * @example
+ * ollamaEmbeddingModel('nomic-embed-text', { baseURL: 'http://gpu-box:11434' });
+ */
 export interface OllamaEmbeddingOptions extends ProviderSettings {
   maxBatchSize?: number;
 }

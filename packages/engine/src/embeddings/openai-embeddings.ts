@@ -14,6 +14,12 @@ import { mistral, openai } from '../providers/builtin/index.ts';
 import type { ProviderSettings } from '../providers/types.ts';
 import type { EmbeddingBatch, EmbeddingModel } from './embedding-model.ts';
 
+/**
+ * 
+ *
+ * @example
+ * openaiEmbeddingModel('text-embedding-3-small', { maxBatchSize: 256 });
+ */
 export interface OpenAIStyleEmbeddingOptions extends ProviderSettings {
   /** Fewer inputs per request than the provider's limit. */
   maxBatchSize?: number;
@@ -145,6 +151,12 @@ export function mistralEmbeddingModel(modelId: string, options: OpenAIStyleEmbed
   return createOpenAIStyle(mistral.definition, 'mistral', modelId, options, { dimensionsField: 'output_dimension', base64: false });
 }
 
+/**
+ * 
+ *
+ * @example
+ * openaiCompatibleEmbeddingModel('bge-m3', { baseURL: 'http://127.0.0.1:8080/v1' });
+ */
 export interface OpenAICompatibleEmbeddingOptions extends OpenAIStyleEmbeddingOptions {
   baseURL: string;
   /** The provider id in results and errors (default 'openai-compatible'). */

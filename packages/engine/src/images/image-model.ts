@@ -48,6 +48,12 @@ export interface ImageEditRequest extends ImageGenerateRequest {
   mask?: ImageInput;
 }
 
+/**
+ * What `imageVariations` takes.
+ *
+ * @example
+ * await imageVariations(model, { image: { data: pngBase64, mediaType: 'image/png' }, n: 2 });
+ */
 export interface ImageVariationRequest {
   image: ImageInput;
   n?: number;
@@ -69,10 +75,22 @@ export interface ImageResult {
   usage?: Usage;
 }
 
+/**
+ * 
+ *
+ * @example
+ * await generateImage(model, { prompt: 'a fox', signal: AbortSignal.timeout(90_000) });
+ */
 export interface ImageCallOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * An image model: generate, edit, variations (what the image functions call).
+ *
+ * @example
+ * const model: ImageModel = openaiImageModel({ modelId: 'gpt-image-1', apiKey: key });
+ */
 export interface ImageModel {
   readonly provider: string;
   readonly modelId: string;

@@ -7,6 +7,12 @@ import { geminiImageModel } from './gemini-images.ts';
 import type { ImageModel } from './image-model.ts';
 import { openaiImageModel } from './openai-images.ts';
 
+/**
+ * 
+ *
+ * @example
+ * resolveImageModel('openai:gpt-image-1', { baseURL: 'https://proxy.internal/v1' });
+ */
 export interface ResolveImageModelOptions {
   env?: Record<string, string | undefined>;
   fetch?: typeof globalThis.fetch;

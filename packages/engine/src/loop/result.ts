@@ -70,6 +70,12 @@ interface OpenStep {
   toolResults: ToolResultPart[];
 }
 
+/**
+ * The state `collect` folds a run's events into (the fold, steps, open step, questions asked).
+ *
+ * @example
+ * const result = await collect(events); // builds a CollectState internally
+ */
 export interface CollectState {
   fold: FoldState;
   steps: StepResult[];

@@ -29,6 +29,12 @@ export const MODERATION_CATEGORIES = [
   'violence/graphic',
 ] as const;
 
+/**
+ * 
+ *
+ * @example
+ * const violent = result.categories['violence' satisfies ModerationCategory];
+ */
 export type ModerationCategory = (typeof MODERATION_CATEGORIES)[number];
 
 /**
@@ -74,11 +80,23 @@ export interface ModerationResponse {
   usage: Usage;
 }
 
+/**
+ * 
+ *
+ * @example
+ * await moderate(model, { input: text, signal: controller.signal });
+ */
 export interface ModerationCallOptions {
   signal?: AbortSignal | undefined;
   headers?: Record<string, string> | undefined;
 }
 
+/**
+ * A moderation model (what `moderate` calls).
+ *
+ * @example
+ * const model: ModerationModel = resolveModerationModel('openai:omni-moderation-latest');
+ */
 export interface ModerationModel {
   readonly provider: string;
   readonly modelId: string;

@@ -12,6 +12,12 @@ import { isStandardSchema, type SchemaLike } from '../tools/schema.ts';
 import { validateJsonSchema } from '../tools/json-schema-validate.ts';
 import { parseOutputText } from './structured-output.ts';
 
+/**
+ * 
+ *
+ * @example
+ * for (const issue of error.issues) console.log(issue.path?.join('.'), issue.message);
+ */
 export interface OutputIssue {
   message: string;
   /** Where in the object (Standard Schema issues only). */

@@ -43,7 +43,12 @@ export interface SessionState {
   error?: { code: string; message: string };
 }
 
-/** Options of one session run: everything but the conversation, which the session owns. */
+/**
+ * Options of one session run: everything but the conversation, which the session owns.
+ *
+ * @example
+ * await session.send(engine, 'Hi', { model: 'openai:gpt-5-mini', maxSteps: 3 });
+ */
 export type SessionCallOptions = Omit<CallOptions, 'messages' | 'thread' | 'prompt' | 'resume' | 'output'>;
 
 function statusOf(haltReason: HaltReason): SessionStatus {
@@ -68,7 +73,12 @@ function isEmpty(decisions: ResumeInput): boolean {
   return !decisions.toolResults?.length && !decisions.approvals?.length && !decisions.answers?.length;
 }
 
-/** Options of `continue` and `send`: the call options, and the trust boundary to verify and sign with. */
+/**
+ * Options of `continue` and `send`: the call options, and the trust boundary to verify and sign with.
+ *
+ * @example
+ * await session.continue(engine, { trust: createThreadTrust({ secret }) });
+ */
 export interface SessionRunOptions extends SessionCallOptions {
   trust?: ThreadTrust;
 }

@@ -37,6 +37,12 @@ export type InferSchemaInput<S> = S extends StandardSchemaV1<infer I, unknown> ?
 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
+/**
+ * 
+ *
+ * @example
+ * const { jsonSchema, validate } = resolveSchema(schema, 'output');
+ */
 export interface ResolvedSchema<T = unknown> {
   jsonSchema: JSONSchema;
   validate(value: unknown): Promise<ValidationResult<T>>;

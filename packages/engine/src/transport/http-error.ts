@@ -14,7 +14,12 @@ import { ParlanceError, errorCodeForStatus, type ErrorCode } from '@parlance/pro
 import { redact } from './redact.ts';
 import { sanitizeErrorText } from './sanitize-error.ts';
 
-/** What a provider's error body says, as far as it could be read. */
+/**
+ * What a provider's error body says, as far as it could be read.
+ *
+ * @example
+ * const info: ProviderErrorInfo = { message: 'Overloaded', type: 'overloaded_error' };
+ */
 export interface ProviderErrorInfo {
   message?: string;
   /** The provider's machine-readable type or code ('overloaded_error', 'insufficient_quota', 'RESOURCE_EXHAUSTED'). */
@@ -25,6 +30,12 @@ export interface ProviderErrorInfo {
   retryable?: boolean;
 }
 
+/**
+ * Reads a provider's error body when the shared reader is not enough.
+ *
+ * @example
+ * const parseError: ErrorBodyParser = (status, body) => ({ message: JSON.parse(body).detail });
+ */
 export type ErrorBodyParser = (status: number, body: string) => ProviderErrorInfo | undefined;
 
 function str(value: unknown): string | undefined {

@@ -1,4 +1,9 @@
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. Injectable so tests can measure delays without waiting. */
+/**
+ * Waits `ms`, or rejects with the signal's reason as soon as it aborts. Injectable so tests can measure delays without waiting.
+ *
+ * @example
+ * createTransport({ sleep: async () => {} }); // tests: no real backoff
+ */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 export const sleep: Sleep = (ms, signal) =>

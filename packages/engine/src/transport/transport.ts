@@ -59,6 +59,12 @@ export interface ProviderTransportOptions {
   onRetry?: (info: RetryInfo) => void;
 }
 
+/**
+ * 
+ *
+ * @example
+ * await transport.open({ url, headers, body: JSON.stringify(body), providerName: 'Acme' });
+ */
 export interface TransportRequest {
   url: string;
   headers: Record<string, string>;
@@ -72,6 +78,13 @@ export interface TransportRequest {
   secrets?: readonly (string | undefined)[];
 }
 
+/**
+ * 
+ *
+ * @example
+ * const opened = await transport.open(request);
+ * if (opened.ok) for await (const chunk of opened.body) handle(chunk);
+ */
 export interface OpenedStream {
   ok: true;
   status: number;
@@ -89,8 +102,21 @@ export interface FailedOpen {
   attempts: number;
 }
 
+/**
+ * 
+ *
+ * @example
+ * const result: OpenResult = await transport.open(request);
+ * if (!result.ok) throw result.error;
+ */
 export type OpenResult = OpenedStream | FailedOpen;
 
+/**
+ * Opens an HTTP request for a provider model (`createTransport` makes the default one).
+ *
+ * @example
+ * const transport: Transport = createTransport();
+ */
 export interface Transport {
   open(request: TransportRequest): Promise<OpenResult>;
 }

@@ -48,6 +48,12 @@ export interface ThreadTrustOptions {
   secret: string | readonly string[];
 }
 
+/**
+ * 
+ *
+ * @example
+ * await trust.verifyThread(thread, { resume: body.resume });
+ */
 export interface VerifyThreadOptions {
   /** What the request answers: each entry must match a signed pending input of its kind. */
   resume?: ResumeInput;
