@@ -14,7 +14,13 @@ import { ParlanceError, createThread, parseThreadLenient, type FoldState, type M
  */
 export const RECORD_VERSION = 1;
 
-/** Where a streaming run stands: enough to resume it after a reload. */
+/**
+ * Where a streaming run stands: enough to resume it after a reload.
+ *
+ * @example
+ * const { run } = loadRecord(stored);
+ * if (run) await resumeRun({ api: '/api/chat' }, run.runId, run.lastEventId);
+ */
 export interface RunCursor {
   runId: string;
   /** The last `<runId>:<seq>` folded (the Last-Event-ID to resume from). */

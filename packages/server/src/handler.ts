@@ -40,6 +40,12 @@ import { createTrustResolver, isDevelopment, missingSecretError, type RunnerProf
 import type { ZodType } from 'zod';
 import { sseResponse } from './sse.ts';
 
+/**
+ * The runtime's environment: `process.env`, or a Worker's bindings.
+ *
+ * @example
+ * models: (env: Env) => (env.OPENAI_API_KEY ? catalogModels(['openai:gpt-5-mini']) : [])
+ */
 export type Env = Record<string, string | undefined>;
 
 /**

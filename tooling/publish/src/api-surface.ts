@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { WorkspacePackage } from './workspace.ts';
+import { repoRoot, type WorkspacePackage } from './workspace.ts';
 
 export interface ExportedSymbol {
   name: string;
@@ -31,6 +31,9 @@ const STAR = /export\s+\*\s+(?:as\s+\w+\s+)?from\s*['"]([^'"]+)['"]/g;
 const LOCAL = /export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(function\*?|const|let|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/g;
 
 function resolveModule(fromFile: string, spec: string): string | undefined {
+  // A type re-exported from another Parlance package is documented there.
+  const sibling = /^@parlance\/([\w-]+)$/.exec(spec);
+  if (sibling) return existsSync(join(repoRoot, 'packages', sibling[1]!, 'src/index.ts')) ? join(repoRoot, 'packages', sibling[1]!, 'src/index.ts') : undefined;
   if (!spec.startsWith('.')) return undefined;
   const base = resolve(dirname(fromFile), spec);
   for (const candidate of [base, base.replace(/\.js$/, '.ts'), `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')]) if (existsSync(candidate) && candidate.match(/\.tsx?$/)) return candidate;

@@ -20,6 +20,9 @@ export const DIALECT_KEY = 'anthropic_messages';
  * - server tools: `type: 'server_tool_use' | 'mcp_tool_use'` on the call, the result
  *   block's `type` (e.g. `web_search_tool_result`) on the result; `serverName` for MCP;
  * - tool_use: `caller` when the call was not made directly (programmatic tool calling).
+ *
+ * @example
+ * const signature = (part.providerState?.anthropic_messages as AnthropicState | undefined)?.signature;
  */
 export interface AnthropicState {
   signature?: string;

@@ -59,7 +59,12 @@ import { createToolCallReader } from './tool-calls.ts';
  */
 export const DEFAULT_REASONING_FIELDS = ['reasoning_content', 'reasoning', 'reasoning_details'] as const;
 
-/** What a reasoning part of this dialect carries for the round trip. */
+/**
+ * What a reasoning part of this dialect carries for the round trip.
+ *
+ * @example
+ * const field = (part.providerState?.openai_completions as ReasoningState | undefined)?.field;
+ */
 export interface ReasoningState {
   /** The delta field the text came from (`reasoning_content` is sent back as such). */
   field?: string;

@@ -25,7 +25,12 @@ import {
 } from '../run-store.ts';
 import type { RunStoreCall } from './run-store-object.ts';
 
-/** The parts of a Durable Object namespace binding the store uses. */
+/**
+ * The parts of a Durable Object namespace binding the store uses.
+ *
+ * @example
+ * const namespace: RunObjectNamespace = env.RUNS; // the Durable Object binding from wrangler.jsonc
+ */
 export interface RunObjectNamespace {
   idFromName(name: string): unknown;
   get(id: never): { fetch(input: string, init?: RequestInit): Promise<Response> };

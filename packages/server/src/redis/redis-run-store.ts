@@ -56,7 +56,13 @@ export interface RedisRunStoreOptions {
   limits?: Partial<RunLimits>;
 }
 
-/** The Redis store: a `RunStore` plus `close()` for its pub/sub connection. */
+/**
+ * The Redis store: a `RunStore` plus `close()` for its pub/sub connection.
+ *
+ * @example
+ * app.get('/ready', async (c) => (await store.health(), c.text('ok')));
+ * process.on('SIGTERM', () => void store.close());
+ */
 export interface RedisRunStore extends RunStore {
   /** PINGs Redis; throws `store_unavailable` when it does not answer (for a readiness probe). */
   health(): Promise<void>;
