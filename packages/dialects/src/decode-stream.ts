@@ -1,13 +1,13 @@
 /**
  * Bytes to protocol events: UTF-8 decoding in streaming mode (a multibyte character
- * split across chunks is held until complete), SSE framing by eventsource-parser
+ * split across chunks is held until complete), SSE framing by shared/sse-framer.ts
  * (https://html.spec.whatwg.org/multipage/server-sent-events.html) or NDJSON lines,
  * then the dialect's push decoder. Nothing throws out of it: a network failure or an
  * abort becomes an `error` event after everything received so far.
  */
 import type { Event } from '@parlance/protocol';
-import { createParser } from 'eventsource-parser';
 import { createLineSplitter } from './shared/ndjson.ts';
+import { createSseFramer } from './shared/sse-framer.ts';
 import type { Decoder, Dialect, DecoderOptions, WireEvent } from './types.ts';
 
 /**
@@ -47,27 +47,8 @@ export function createFramer(framing: Dialect['framing']): Framer {
       flush: () => lines.flush().map((data) => ({ data })),
     };
   }
-  let pending: WireEvent[] = [];
-  const parser = createParser({
-    onEvent(message) {
-      pending.push({ event: message.event, data: message.data, id: message.id });
-    },
-  });
-  return {
-    push(text) {
-      parser.feed(text);
-      const out = pending;
-      pending = [];
-      return out;
-    },
-    flush() {
-      // A final event without its blank line is still an event the provider sent.
-      parser.feed('\n\n');
-      const out = pending;
-      pending = [];
-      return out;
-    },
-  };
+  // Not eventsource-parser here: the decoders' hot path frames with indexOf + slice (see sse-framer.ts).
+  return createSseFramer();
 }
 
 function abortMessage(signal: AbortSignal): string {

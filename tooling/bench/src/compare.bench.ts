@@ -89,7 +89,14 @@ async function chat(url: string, system: System, wire: Wire, model: string, opti
       ? { clientRequestId: id, model: `${wire}:${model}`, thread: { version: 1, id: `th_${id}`, messages: [...priorParlance(prior), { id: `u_${id}`, role: 'user', parts: [{ type: 'text', text: 'Hello' }] }] } }
       : { id: `th_${id}`, model, wire, trigger: 'submit-message', messages: [...priorUi(prior), { id: `u_${id}`, role: 'user', parts: [{ type: 'text', text: 'Hello' }] }] };
   const start = performance.now();
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  } catch {
+    // A pooled connection the server closed as idle (its keep-alive timeout) just as it was reused: once more.
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  }
   if (!response.ok || !response.body) throw new Error(`${system} ${wire} ${model}: HTTP ${response.status} ${await response.text()}`);
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
