@@ -11,11 +11,22 @@
 import { type AGUIEvent, EventType, type Interrupt, type RunFinishedOutcome, type TokenUsage } from '@ag-ui/core';
 import { createFoldState, type Event, type FoldState, type Message, type PendingInput, reduceEvents, type Usage } from '@parlance/protocol';
 
-/** What a Parlance run keeps in AG-UI state (under `parlance`): the thread's signed protocol messages. */
+/**
+ * What a Parlance run keeps in AG-UI state (under `parlance`): the thread's signed protocol messages.
+ *
+ * @example
+ * const signed = (state as ParlanceAgUiState).parlance.messages;
+ */
 export interface ParlanceAgUiState {
   parlance: { threadId: string; messages: Message[] };
 }
 
+/**
+ * 
+ *
+ * @example
+ * createAgUiEventMapper({ threadId: input.threadId, runId: input.runId, messages: thread.messages });
+ */
 export interface AgUiEventMapperOptions {
   threadId: string;
   /** The AG-UI run id (`RunAgentInput.runId`). */
@@ -26,6 +37,13 @@ export interface AgUiEventMapperOptions {
   state?: unknown;
 }
 
+/**
+ * Turns a run's protocol events into AG-UI events, one at a time.
+ *
+ * @example
+ * const mapper = createAgUiEventMapper({ threadId, runId, messages: [] });
+ * for await (const event of run) for (const out of mapper.push(event)) send(out);
+ */
 export interface AgUiEventMapper {
   push(event: Event): AGUIEvent[];
 }

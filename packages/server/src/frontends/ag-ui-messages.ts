@@ -11,6 +11,12 @@ import type { Message as AgUiMessage, RunAgentInput } from '@ag-ui/core';
 import { type Message, type Part, pendingInputs, type ResumeInput, type ToolDefinition } from '@parlance/protocol';
 import { AG_UI_ID_SEPARATOR, type ParlanceAgUiState } from './ag-ui-events.ts';
 
+/**
+ * What `agUiInputToThread` found in a `RunAgentInput`: the protocol messages, the answers to a pause, the frontend's tools.
+ *
+ * @example
+ * const { messages, resume } = agUiInputToThread(input);
+ */
 export interface AgUiConversation {
   messages: Message[];
   resume?: ResumeInput;

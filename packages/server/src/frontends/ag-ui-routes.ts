@@ -17,7 +17,12 @@ import { agUiInputToThread } from './ag-ui-messages.ts';
 import { createFrontendRuns, frontendErrorHandler, type FrontendRouteOptions } from './frontend-runs.ts';
 import { frameStream } from './frontend-stream.ts';
 
-/** Options of `createAgUiRoutes`: the Parlance server's options. */
+/**
+ * Options of `createAgUiRoutes`: the Parlance server's options.
+ *
+ * @example
+ * app.route('/agui', createAgUiRoutes({ models: catalogModels(['openai:gpt-5-mini']), run: engineRunner() }));
+ */
 export type AgUiRoutesOptions = FrontendRouteOptions;
 
 /**

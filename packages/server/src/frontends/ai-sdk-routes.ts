@@ -20,7 +20,12 @@ import { frameStream } from './frontend-stream.ts';
 import { createUiChunkMapper, type ParlanceUiChunk } from './ui-message-chunks.ts';
 import { uiMessagesToThread } from './ui-messages.ts';
 
-/** Options of `createAiSdkRoutes`: the Parlance server's options, plus how long a run outlives its reader. */
+/**
+ * Options of `createAiSdkRoutes`: the Parlance server's options, plus how long a run outlives its reader.
+ *
+ * @example
+ * app.route('/api/ai', createAiSdkRoutes({ models: catalogModels(['openai:gpt-5-mini']), run: engineRunner() }));
+ */
 export interface AiSdkRoutesOptions extends FrontendRouteOptions {
   /**
    * How long a run goes on after its reader went away before it is cancelled (default 3000 ms).

@@ -58,7 +58,13 @@ function executionContext(c: Context): { waitUntil(p: Promise<unknown>): void; p
   }
 }
 
-/** The options a frontend route takes: the same as `createParlanceApp`'s. */
+/**
+ * The options a frontend route takes: the same as `createParlanceApp`'s.
+ *
+ * @example
+ * const options: FrontendRouteOptions = { models, run: engineRunner() };
+ * app.route('/agui', createAgUiRoutes(options)).route('/ai', createAiSdkRoutes(options));
+ */
 export type FrontendRouteOptions = ParlanceServerOptions;
 
 export function createFrontendRuns(options: ParlanceServerOptions): FrontendRuns {

@@ -12,7 +12,12 @@
 import { createFoldState, type Event, type FoldState, type HaltReason, type Message, type ProviderState, reduceEvents, type Usage } from '@parlance/protocol';
 import type { FinishReason, UIMessageChunk } from 'ai';
 
-/** What a Parlance UI message carries in its `metadata` (under `parlance`). */
+/**
+ * What a Parlance UI message carries in its `metadata` (under `parlance`).
+ *
+ * @example
+ * const threadId = (message.metadata as ParlanceUiMetadata | undefined)?.parlance.threadId;
+ */
 export interface ParlanceUiMetadata {
   parlance: {
     /** The thread the messages belong to (the chat id). */
@@ -24,9 +29,20 @@ export interface ParlanceUiMetadata {
   };
 }
 
-/** The chunk type this module writes, with Parlance's message metadata. */
+/**
+ * The chunk type this module writes, with Parlance's message metadata.
+ *
+ * @example
+ * const chunks: ParlanceUiChunk[] = mapper.push(event);
+ */
 export type ParlanceUiChunk = UIMessageChunk<ParlanceUiMetadata>;
 
+/**
+ * 
+ *
+ * @example
+ * createUiChunkMapper({ messageId: lastUiMessage.id, threadId, prior: pausedMessages });
+ */
 export interface UiChunkMapperOptions {
   /** The UI message the chunks build (a new id per run, or the id of the message a resumed pause continues). */
   messageId: string;
@@ -37,7 +53,13 @@ export interface UiChunkMapperOptions {
   denied?: readonly string[];
 }
 
-/** Turns a run's events into UI message chunks, one event at a time. */
+/**
+ * Turns a run's events into UI message chunks, one event at a time.
+ *
+ * @example
+ * const mapper = createUiChunkMapper({ messageId: 'msg_1', threadId: 't1' });
+ * for await (const event of run) for (const chunk of mapper.push(event)) writer.write(chunk);
+ */
 export interface UiChunkMapper {
   push(event: Event): ParlanceUiChunk[];
 }

@@ -10,7 +10,12 @@ import { type FilePart, type Message, type Part, pendingInputs, type ResumeInput
 import type { UIMessage } from 'ai';
 import type { ParlanceUiMetadata } from './ui-message-chunks.ts';
 
-/** What `uiMessagesToThread` found: the thread's messages, and the answers when the last UI message continues a pause. */
+/**
+ * What `uiMessagesToThread` found: the thread's messages, and the answers when the last UI message continues a pause.
+ *
+ * @example
+ * const { messages, resume } = uiMessagesToThread(body.messages, body.id);
+ */
 export interface UiConversation {
   messages: Message[];
   resume?: ResumeInput;
