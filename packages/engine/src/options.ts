@@ -154,7 +154,12 @@ export interface EngineOptions extends SharedOptions {
  */
 export type MessageInput = Message | { role: Role; content: string; id?: string };
 
-/** What continues a paused run: the protocol's contract type, the same the server validates and the client sends. */
+/**
+ * What continues a paused run: the protocol's contract type, the same the server validates and the client sends.
+ *
+ * @example
+ * await engine.chat({ thread, resume: { approvals: [{ toolCallId: 'call_1', approved: true }] } });
+ */
 export type { ResumeInput };
 
 /**

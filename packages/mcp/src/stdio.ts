@@ -7,6 +7,13 @@
 import { StdioClientTransport, getDefaultEnvironment, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { McpConnection } from './mcp-tools.ts';
 
+/**
+ * The MCP SDK's description of a child-process server: command, args, env, cwd.
+ *
+ * @example
+ * const params: StdioServerParameters = { command: 'node', args: ['files-server.js'], env: { ROOT: '/srv/files' } };
+ * const files = await mcpTools(stdioServer(params));
+ */
 export type { StdioServerParameters };
 
 /**

@@ -78,6 +78,13 @@ export function findDoc(file: string, name: string, seen = new Set<string>()): {
     const target = hit && resolveModule(file, m[3]!);
     if (hit && target) return findDoc(target, hit.local, seen);
   }
+  // `export type { X };` of an imported name: the TSDoc on that statement documents it here.
+  for (const m of text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}\s*;/g)) {
+    if (splitNames(m[1]!).some((n) => n.name === name)) {
+      const doc = docBefore(text, m.index!);
+      if (doc) return { doc, found: true, kind: 'type' };
+    }
+  }
   for (const m of text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g)) {
     const hit = splitNames(m[1]!).find((n) => n.name === name);
     const target = hit && resolveModule(file, m[2]!);
