@@ -116,8 +116,24 @@ function share(prev: Message[], next: Message[]): Message[] {
   const old = new Map(prev.map((m) => [m.id, m]));
   return next.map((m) => {
     const o = old.get(m.id);
-    return o && JSON.stringify(o) === JSON.stringify(m) ? o : m;
+    return o && same(o, m) ? o : m;
   });
+}
+
+/** Whether two JSON values are equal as JSON (a key holding `undefined` counts as absent); no string is built. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let keys = 0;
+  for (const k in x) {
+    if (x[k] === undefined) continue;
+    keys++;
+    if (!same(x[k], y[k])) return false;
+  }
+  for (const k in y) if (y[k] !== undefined) keys--;
+  return keys === 0;
 }
 
 /** Tool calls of the last turn that no result answers (a run halted for client tools). */

@@ -9,7 +9,8 @@
  * Every measure runs in rounds that alternate which system goes first; the table shows the
  * median and (min–max) over the rounds and the ratio of medians. Nothing here asserts a time:
  * the bench exits non-zero only when it breaks (a failed chat, a crash, the global timeout).
- * Knobs: BENCH_ROUNDS (5), BENCH_QUICK=1 (fewer and smaller rounds, to check the bench runs).
+ * Knobs: BENCH_ROUNDS (5), BENCH_QUICK=1 (fewer and smaller rounds, to check the bench runs),
+ * BENCH_ONLY=client (the client measures only).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
@@ -150,6 +151,8 @@ async function main() {
   };
   const cpu = async (system: System) => (await ask(servers[system].child, { type: 'cpu' }, 'cpu')).micros;
 
+  // BENCH_ONLY=client: only the client measures (the servers still record the replies).
+  const serverSide = process.env.BENCH_ONLY !== 'client';
   // 1. Server CPU and wall per chat, bytes per reply.
   const scenarios: { wire: Wire; model: string; label: string; perRound: number }[] = [];
   for (const wire of ['openai', 'anthropic'] as const)
@@ -157,7 +160,7 @@ async function main() {
       scenarios.push({ wire, model, label: `${Number(model.slice(1)).toLocaleString('en')} deltas, ${wire} wire`, perRound });
   scenarios.push({ wire: 'openai', model: 'tool', label: 'tool round trip, openai wire', perRound: QUICK ? 2 : 10 });
   const bytes: Row[] = [];
-  for (const s of scenarios) {
+  for (const s of serverSide ? scenarios : []) {
     process.stdout.write(`${s.label}… `);
     for (const system of SYSTEMS) await chat(servers[system].url, system, s.wire, s.model); // warm-up
     const cpuMs = series();
@@ -185,7 +188,7 @@ async function main() {
   const p99 = series();
   const peak = series();
   const retained = series();
-  for (let round = 0; round < Math.max(2, Math.min(ROUNDS, 3)); round++)
+  for (let round = 0; serverSide && round < Math.max(2, Math.min(ROUNDS, 3)); round++)
     for (const system of order(round)) {
       const { child, url } = servers[system];
       const before = (await ask(child, { type: 'heap' }, 'heap')).bytes;
@@ -201,11 +204,13 @@ async function main() {
       retained[system].push((await ask(child, { type: 'heap' }, 'heap')).bytes - before);
       forget();
     }
-  row(`${CONCURRENCY} concurrent streams: wall`, wall, ms);
-  row(`${CONCURRENCY} concurrent: first text delta p50`, p50, ms);
-  row(`${CONCURRENCY} concurrent: first text delta p99`, p99, ms);
-  row(`${CONCURRENCY} concurrent: peak heap`, peak, mb);
-  row(`heap retained after ${CONCURRENCY} finished runs`, retained, mb);
+  if (serverSide) {
+    row(`${CONCURRENCY} concurrent streams: wall`, wall, ms);
+    row(`${CONCURRENCY} concurrent: first text delta p50`, p50, ms);
+    row(`${CONCURRENCY} concurrent: first text delta p99`, p99, ms);
+    row(`${CONCURRENCY} concurrent: peak heap`, peak, mb);
+    row(`heap retained after ${CONCURRENCY} finished runs`, retained, mb);
+  }
 
   // 3. Client store CPU: the recorded replies of each server, consumed by each client in this process.
   process.stdout.write('client stores… ');
@@ -247,14 +252,21 @@ async function main() {
   for (let round = 0; round < ROUNDS; round++) for (const system of order(round)) store20k[system].push(await consume(system, recorded20k[system], 0));
   row('client store CPU, 20,000-delta reply', store20k, ms);
 
-  // 4. Per-delta cost in the client store at 0, 1,000 and 10,000 prior messages (5,000-delta reply).
+  // 4. Per-delta cost in the client store at 0, 1,000 and 10,000 prior messages: the CPU of a 5,000-delta
+  // reply minus that of a 50-delta reply on the same thread, per extra delta (what a reply costs once,
+  // such as sending the thread, cancels out).
   process.stdout.write('per-delta cost… ');
   const perDelta: Record<number, Series> = {};
   for (const prior of [0, 1_000, 10_000]) {
-    const recorded = { parlance: await record('parlance', 'd5000', prior), aisdk: await record('aisdk', 'd5000', prior) };
+    const long = { parlance: await record('parlance', 'd5000', prior), aisdk: await record('aisdk', 'd5000', prior) };
+    const short = { parlance: await record('parlance', 'd50', prior), aisdk: await record('aisdk', 'd50', prior) };
     const s = (perDelta[prior] = series());
-    for (const system of SYSTEMS) await consume(system, recorded[system], prior);
-    for (let round = 0; round < ROUNDS; round++) for (const system of order(round)) s[system].push(((await consume(system, recorded[system], prior)) * 1000) / 5000);
+    for (const system of SYSTEMS) await consume(system, long[system], prior);
+    for (let round = 0; round < ROUNDS; round++)
+      for (const system of order(round)) {
+        const base = await consume(system, short[system], prior);
+        s[system].push((((await consume(system, long[system], prior)) - base) * 1000) / (5000 - 50));
+      }
     row(`client per-delta cost, ${prior.toLocaleString('en')} prior messages`, s, us);
   }
   for (const system of SYSTEMS) {
