@@ -1,4 +1,4 @@
-// `pnpm --filter @parlance/publish-checks pack [outDir]`: the tarballs to publish (after `pnpm build`), default ./.packed at the repo root.
+// `pnpm --filter @parlance/publish-checks pack-tarballs [outDir]`: the tarballs to publish (after `pnpm build`), default ./.packed at the repo root.
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { packPackage } from './pack.ts';
