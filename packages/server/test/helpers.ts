@@ -1,4 +1,5 @@
 import { type Event, frameEventId } from '@parlance/protocol';
+import { seededRandom } from '../../dialects/test/conformance.ts';
 import type { ChatRunInput, ChatRunner } from '../src/handler.ts';
 
 export interface Frame {
@@ -6,16 +7,6 @@ export interface Frame {
   event?: string;
   data?: Event;
   comment?: string;
-}
-
-/** A small seeded PRNG (mulberry32), so a failing cut pattern can be replayed from its seed. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 let streams = 0;
@@ -28,7 +19,7 @@ let streams = 0;
 export async function* frames(response: Response, signal?: AbortSignal): AsyncGenerator<Frame> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
-  const random = seeded(++streams);
+  const random = seededRandom(++streams);
   let buffer = '';
   let last: string | undefined;
   try {

@@ -1,17 +1,8 @@
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/conformance.ts';
 import type { WireEvent } from '../types.ts';
 import { createSseFramer } from './sse-framer.ts';
-
-/** A seeded PRNG (mulberry32), so a failing case can be replayed. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['data: {"a":1}', 'data:{"b":"ü 🌍"}', 'data: ', 'data', 'event: content_block_delta', 'event:', 'id: 7', 'id: a\0b', ': ping', ':', 'retry: 10', 'unknown: x', 'data:  two spaces', 'data: [DONE]', ''];
 const ENDS = ['\n', '\r\n', '\r'];
@@ -47,7 +38,7 @@ function ours(text: string, random: () => number): WireEvent[] {
 describe('the SSE framer', () => {
   it('frames like eventsource-parser on random streams (LF, CRLF, CR, BOM, comments, fields) cut at random points', () => {
     for (let seed = 1; seed <= 500; seed++) {
-      const random = seeded(seed);
+      const random = seededRandom(seed);
       const text = randomStream(random);
       expect(ours(text, random), `seed ${seed}: ${JSON.stringify(text)}`).toEqual(reference(text));
     }
