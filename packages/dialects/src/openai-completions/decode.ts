@@ -45,7 +45,7 @@
  *   `thinking` parts as reasoning.
  */
 import type { Event, FinishReason, ProviderState } from '@parlance/protocol';
-import { createStreamState, guard, parseJson } from '../shared/stream-state.ts';
+import { createStreamState, guard } from '../shared/stream-state.ts';
 import type { Decoder, DecoderOptions, WireEvent } from '../types.ts';
 import { DIALECT_ID, finishErrorCode, isObject, type JsonObject, mapFinishReason, mapProviderError, mapUsage } from './mappings.ts';
 import { createToolCallReader } from './tool-calls.ts';
@@ -289,12 +289,15 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
     const model = nonEmpty(chunk.model);
     // Azure's prompt-filter chunk names nothing: wait for a chunk that does.
     if (responseId !== undefined || model !== undefined || list.length > 0) state.start(out, { responseId, model });
-    if (list.some((c) => !isObject(c))) {
-      invalid(out, 'A chat.completion.chunk choice is not an object');
-      return;
-    }
     // Choice 0 only; a choice without an index is the only one.
-    const choice = (list as JsonObject[]).find((c) => (c.index ?? 0) === 0);
+    let choice: JsonObject | undefined;
+    for (const c of list) {
+      if (!isObject(c)) {
+        invalid(out, 'A chat.completion.chunk choice is not an object');
+        return;
+      }
+      if (choice === undefined && (c.index ?? 0) === 0) choice = c;
+    }
     if (choice) {
       const { delta } = choice;
       if (delta !== undefined && delta !== null && !isObject(delta)) {
@@ -306,7 +309,8 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
         readContent(out, delta.content);
         if (typeof delta.refusal === 'string') onRefusal(out, delta.refusal);
         if (Array.isArray(delta.tool_calls)) {
-          for (const [position, call] of delta.tool_calls.entries()) if (!tools.read(out, call, position)) return;
+          const calls: unknown[] = delta.tool_calls;
+          for (let position = 0; position < calls.length; position++) if (!tools.read(out, calls[position], position)) return;
         }
         // The deprecated single `function_call` delta (https://platform.openai.com/docs/api-reference/chat/object).
         if (isObject(delta.function_call)) tools.read(out, { index: -1, function: delta.function_call }, 0);
@@ -341,49 +345,60 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
     return mapUsage(chunk.usage) ?? (choice ? mapUsage(choice.usage) : undefined) ?? (isObject(chunk.x_groq) ? mapUsage(chunk.x_groq.usage) : undefined);
   }
 
+  function readWire(out: Event[], wire: WireEvent) {
+    const data = wire.data.trim();
+    if (data === '[DONE]') {
+      if (!sawChunk) {
+        invalid(out, 'The provider ended the stream before sending any chunk (an error it reported outside `data:` lines?)');
+        return;
+      }
+      state.start(out);
+      finishNow(out);
+      return;
+    }
+    if (wire.event !== undefined && wire.event !== 'message' && wire.event !== 'error') return;
+    if (data === '') return;
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch (error) {
+      if (wire.event === 'error') {
+        state.fail(out, mapProviderError(data));
+        return;
+      }
+      invalid(out, `A Chat Completions chunk is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    if (
+      wire.event === 'error' ||
+      (isObject(chunk) && ((chunk.error !== undefined && chunk.error !== null) || chunk.object === 'error'))
+    ) {
+      // An error chunk can carry the usage so far (OpenRouter's mid-stream error chunk does).
+      const usage = isObject(chunk) ? mapUsage(chunk.usage) : undefined;
+      if (usage) state.addUsage(out, usage);
+      state.fail(out, mapProviderError(chunk));
+      return;
+    }
+    if (!isObject(chunk)) {
+      invalid(out, `A Chat Completions chunk is not a JSON object: ${data.slice(0, 100)}`);
+      return;
+    }
+    readChunk(out, chunk);
+  }
+
   return {
     push(wire: WireEvent): Event[] {
       const out: Event[] = [];
       if (state.finished) return out;
-      return guard(state, out, () => {
-        const data = wire.data.trim();
-        if (data === '[DONE]') {
-          if (!sawChunk) {
-            invalid(out, 'The provider ended the stream before sending any chunk (an error it reported outside `data:` lines?)');
-            return;
-          }
-          state.start(out);
-          finishNow(out);
-          return;
-        }
-        if (wire.event !== undefined && wire.event !== 'message' && wire.event !== 'error') return;
-        if (data === '') return;
-        const parsed = parseJson(data);
-        if (!parsed.ok) {
-          if (wire.event === 'error') {
-            state.fail(out, mapProviderError(data));
-            return;
-          }
-          invalid(out, `A Chat Completions chunk is not valid JSON: ${parsed.message}`);
-          return;
-        }
-        const chunk = parsed.value;
-        if (
-          wire.event === 'error' ||
-          (isObject(chunk) && ((chunk.error !== undefined && chunk.error !== null) || chunk.object === 'error'))
-        ) {
-          // An error chunk can carry the usage so far (OpenRouter's mid-stream error chunk does).
-          const usage = isObject(chunk) ? mapUsage(chunk.usage) : undefined;
-          if (usage) state.addUsage(out, usage);
-          state.fail(out, mapProviderError(chunk));
-          return;
-        }
-        if (!isObject(chunk)) {
-          invalid(out, `A Chat Completions chunk is not a JSON object: ${data.slice(0, 100)}`);
-          return;
-        }
-        readChunk(out, chunk);
-      });
+      // The body in a plain try (no closure per chunk on the hot path); what `guard` does on a throw.
+      try {
+        readWire(out, wire);
+      } catch (error) {
+        return guard(state, out, () => {
+          throw error;
+        });
+      }
+      return out;
     },
     end(): Event[] {
       const out: Event[] = [];
