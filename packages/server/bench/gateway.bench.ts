@@ -19,22 +19,14 @@
  */
 import { serve, type ServerType } from '@hono/node-server';
 import { getDialect, type DialectId } from '@parlance/dialects';
-import type { ModelSpec } from '@parlance/engine';
 import { mockProviderServer, serveMockProvider, type MockProviderServer, type ScriptedTurn } from '@parlance/testing';
 import { createGateway, staticKeys } from '../src/gateway/index.ts';
+import { PROVIDER } from '../test/gateway-providers.ts';
 import { ms, percentile, table } from './stats.ts';
 
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 200);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
 const WARMUP = 10;
-
-const PROVIDER: Record<DialectId, Omit<ModelSpec, 'model'>> = {
-  openai_completions: { provider: 'openai', dialect: 'openai_completions' },
-  openai_responses: { provider: 'openai' },
-  anthropic_messages: { provider: 'anthropic' },
-  google_gemini: { provider: 'google' },
-  ollama_chat: { provider: 'ollama' },
-};
 
 /** Caller dialect -> provider dialect. */
 const PAIRS: [DialectId, DialectId][] = [

@@ -32,17 +32,11 @@ import {
 } from '../../../testing/test/sdk-clients.ts';
 import { createGateway, type GatewayFinish } from './gateway.ts';
 import { staticKeys } from './keys.ts';
+import { PROVIDER } from '../../test/gateway-providers.ts';
 
 // Real HTTP and real SDKs on a shared 2-core machine: generous per-test time, never a timing assertion.
 vi.setConfig({ testTimeout: 30_000 });
 
-const PROVIDER: Record<DialectId, Omit<ModelSpec, 'model'>> = {
-  openai_completions: { provider: 'openai', dialect: 'openai_completions' },
-  openai_responses: { provider: 'openai' },
-  anthropic_messages: { provider: 'anthropic' },
-  google_gemini: { provider: 'google' },
-  ollama_chat: { provider: 'ollama' },
-};
 /** Providers whose wire carries reasoning's opaque state (the mock sends the scripted signature there). */
 const SIGNS: Record<DialectId, boolean> = { openai_completions: false, openai_responses: true, anthropic_messages: true, google_gemini: true, ollama_chat: false };
 /** Providers whose tool calls carry ids (Gemini 2.x and Ollama send none). */

@@ -10,14 +10,7 @@ import { mockProviderServer, type MockProviderHandler } from '@parlance/testing'
 import { describe, expect, it, vi } from 'vitest';
 import { createGateway, type GatewayFinish } from './gateway.ts';
 import { staticKeys } from './keys.ts';
-
-const PROVIDER: Record<DialectId, Omit<ModelSpec, 'model'>> = {
-  openai_completions: { provider: 'openai', dialect: 'openai_completions' },
-  openai_responses: { provider: 'openai' },
-  anthropic_messages: { provider: 'anthropic' },
-  google_gemini: { provider: 'google' },
-  ollama_chat: { provider: 'ollama' },
-};
+import { PROVIDER } from '../../test/gateway-providers.ts';
 
 function target(dialect: DialectId, handler: MockProviderHandler, model = 'mock-1'): ModelSpec {
   return { ...PROVIDER[dialect], model, baseURL: `https://${dialect}.mock`, apiKey: 'provider-key', retry: false, fetch: (input, init) => handler(new Request(input, init)) };
