@@ -23,7 +23,7 @@ import { serveMockProvider } from '@parlance/testing';
 import type { FromServer, ToServer } from './server-process.ts';
 
 type FromServerMeasured = Extract<FromServer, { type: 'measured' }>;
-import { directChat, type Expect, serverChat, type StreamResult } from './sse-client.ts';
+import { directChat, type Expect, probeDirectRequest, serverChat, type StreamResult } from './sse-client.ts';
 import { type BatchSummary, mb, ms, signedMb, summarize, table } from './stats.ts';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
@@ -92,19 +92,10 @@ async function main() {
   };
   const one = (kind: 'direct' | 'server'): Promise<StreamResult> => {
     const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
-    return kind === 'server' ? serverChat(chatUrl, chatBody(), expect, signal) : directChat(directUrl, directInit, expect, signal);
+    return kind === 'server' ? serverChat(chatUrl, chatBody(), expect, signal) : directChat(baseline.url, baseline.init, expect, signal);
   };
 
-  // One chat through the server to learn exactly what the engine sends upstream; the direct baseline sends the same.
-  const probe = await serverChat(chatUrl, chatBody(), expect, AbortSignal.timeout(REQUEST_TIMEOUT_MS));
-  if (!probe.ok) throw new Error(`The probe chat did not complete: ${probe.problem}`);
-  const sent = mock.requests[0]!;
-  const directUrl = sent.url;
-  const directInit: RequestInit = {
-    method: 'POST',
-    headers: Object.fromEntries(Object.entries(sent.headers).filter(([k]) => ['content-type', 'authorization', 'accept'].includes(k))),
-    body: JSON.stringify(sent.body),
-  };
+  const baseline = await probeDirectRequest(chatUrl, chatBody(), expect, mock.requests, REQUEST_TIMEOUT_MS);
 
   async function concurrent(kind: 'direct' | 'server', n: number, label: string): Promise<BatchSummary> {
     const start = performance.now();

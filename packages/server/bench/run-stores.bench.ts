@@ -24,7 +24,7 @@ import { serveMockProvider } from '@parlance/testing';
 import { Redis } from 'ioredis';
 import { startRedis } from '../test/redis-server.ts';
 import type { FromInstance, ToInstance } from '../test/store-server-process.ts';
-import { directChat, type Expect, serverChat, type StreamResult } from './sse-client.ts';
+import { type DirectRequest, directChat, type Expect, probeDirectRequest, serverChat, type StreamResult } from './sse-client.ts';
 import { type BatchSummary, ms, summarize, table } from './stats.ts';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
@@ -93,7 +93,7 @@ async function main() {
     const id = `bench_${nextId++}`;
     return { clientRequestId: id, messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hello' }] }] };
   };
-  let direct: { url: string; init: RequestInit } | undefined;
+  let direct: DirectRequest | undefined;
 
   /** CONCURRENCY chats at once, alternating between the two instances (a round-robin balancer). */
   async function overInstances(instances: Instance[], label: string): Promise<BatchSummary> {
@@ -120,20 +120,7 @@ async function main() {
     process.stdout.write(`${store}: starting two server processes… `);
     const env = { STORE: store, REDIS_URL: redisServer.url, MOCK_URL: mock.url, REDIS_PREFIX: `bench${Date.now()}:` };
     const instances = await Promise.all([startInstance(env), startInstance(env)]);
-    if (!direct) {
-      // One chat through a server to learn exactly what the engine sends upstream; the direct baseline sends the same.
-      const probe = await serverChat(`${instances[0]!.url}/chat`, chatBody(), expect, AbortSignal.timeout(REQUEST_TIMEOUT_MS));
-      if (!probe.ok) throw new Error(`The probe chat did not complete: ${probe.problem}`);
-      const sent = mock.requests[0]!;
-      direct = {
-        url: sent.url,
-        init: {
-          method: 'POST',
-          headers: Object.fromEntries(Object.entries(sent.headers).filter(([k]) => ['content-type', 'authorization', 'accept'].includes(k))),
-          body: JSON.stringify(sent.body),
-        },
-      };
-    }
+    direct ??= await probeDirectRequest(`${instances[0]!.url}/chat`, chatBody(), expect, mock.requests, REQUEST_TIMEOUT_MS);
     process.stdout.write('warming up… ');
     await directBatch('warm-up');
     await overInstances(instances, 'warm-up');

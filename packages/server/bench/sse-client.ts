@@ -6,6 +6,7 @@
  * (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation).
  */
 import type { Event } from '@parlance/protocol';
+import type { RecordedRequest } from '@parlance/testing';
 
 export interface SseFrame {
   id?: string;
@@ -160,4 +161,28 @@ export async function directChat(url: string, init: RequestInit, expect: Expect,
   } catch (error) {
     return failed(error instanceof Error ? `${error.name}: ${error.message}` : String(error), start);
   }
+}
+
+/** A provider request sent straight from the bench: what the engine sent, without the server. */
+export interface DirectRequest {
+  url: string;
+  init: RequestInit;
+}
+
+/**
+ * One chat through the server to learn exactly what the engine sends upstream (the first
+ * request the mock provider recorded), so the direct baseline sends the same.
+ */
+export async function probeDirectRequest(chatUrl: string, body: unknown, expect: Expect, requests: readonly RecordedRequest[], timeoutMs: number): Promise<DirectRequest> {
+  const probe = await serverChat(chatUrl, body, expect, AbortSignal.timeout(timeoutMs));
+  if (!probe.ok) throw new Error(`The probe chat did not complete: ${probe.problem}`);
+  const sent = requests[0]!;
+  return {
+    url: sent.url,
+    init: {
+      method: 'POST',
+      headers: Object.fromEntries(Object.entries(sent.headers).filter(([k]) => ['content-type', 'authorization', 'accept'].includes(k))),
+      body: JSON.stringify(sent.body),
+    },
+  };
 }
