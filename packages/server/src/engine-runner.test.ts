@@ -89,6 +89,25 @@ describe('engineRunner', () => {
     expect(events.filter((e) => e.type === 'chat-finish')).toEqual([expect.objectContaining({ haltReason: 'cancelled' })]);
   });
 
+  it('refuses a browser-declared tool named like a server tool with a typed 403 error, before any upstream request', async () => {
+    const weather = tool({ name: 'weather', input: z.object({}), execute: () => 'sunny' });
+    const upstream = mockProviderServer({ dialect: 'openai_completions', script: [{ text: 'never' }] });
+    let requests = 0;
+    const fetch: typeof globalThis.fetch = async (input, init) => (requests++, upstream(new Request(input, init)));
+    const mock = openaiCompatible({ id: 'mock', baseURL: 'http://mock.local/v1', apiKeyEnv: 'MOCK_API_KEY', fetch });
+    const run = engineRunner({ engine: { tools: [weather], resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { mock } }) } });
+    const app = createParlanceApp({
+      models: [{ id: 'mock:model', provider: 'mock' }],
+      env: { MOCK_API_KEY: 'sk-mock-secret', PARLANCE_SECRET: 'engine-runner-test-secret-0123456789abcdef' },
+      // As the AG-UI route passes what the browser declared.
+      run: (input) => run({ ...input, clientTools: [{ name: 'weather', inputSchema: { type: 'object' } }] }),
+    });
+    const events = (await readAll(await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 'clash' })))).map((f) => f.data!);
+    expect(events[0]).toMatchObject({ type: 'error', code: 'permission', message: expect.stringContaining('"weather"') });
+    expect(events.filter((e) => e.type === 'chat-finish')).toEqual([expect.objectContaining({ haltReason: 'error' })]);
+    expect(requests).toBe(0);
+  });
+
   it('continues a run paused for approval with one POST that resumes the loop', async () => {
     const ran: unknown[] = [];
     const pay = tool({ name: 'pay', input: z.object({ amount: z.number() }), needsApproval: true, execute: (input) => (ran.push(input), 'paid') });

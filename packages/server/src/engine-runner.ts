@@ -27,15 +27,8 @@ export interface EngineRunnerOptions {
 export function engineRunner(options: EngineRunnerOptions = {}): ChatRunner {
   const settingsFor = (env: Env) => (typeof options.engine === 'function' ? options.engine(env) : (options.engine ?? {}));
   const runner: ChatRunner = (input) => {
-    let settings: Omit<EngineOptions, 'env' | 'generateId'>;
-    try {
-      settings = withClientTools(settingsFor(input.env), input.clientTools);
-    } catch (error) {
-      // Refused before the engine starts: the run ends with this error like any other failure.
-      return (async function* (): AsyncGenerator<never> {
-        throw error;
-      })();
-    }
+    // A refusal here throws before the engine starts; the run ends with it like any other runner failure.
+    const settings = withClientTools(settingsFor(input.env), input.clientTools);
     const engine = createEngine({ ...settings, env: input.env, generateId: () => input.generateId('msg') });
     const call: Parameters<typeof engine.streamChat>[0] = { ...input.options, thread: input.thread, model: input.model, signal: input.signal };
     if (input.resume) call.resume = input.resume;

@@ -1,3 +1,4 @@
+import { ParlanceError } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
 import { chatRequest, gate, readAll, textOf, textRunner, userThread } from '../test/helpers.ts';
 import { createParlanceApp } from './handler.ts';
@@ -85,6 +86,46 @@ describe('onError', () => {
     const finishing = createParlanceApp({ models, run: textRunner(['x']).runner, onFinish: () => Promise.reject(new Error('disk full')), onError: (error) => void seen.push({ error }) });
     await readAll(await finishing.request('/chat', chatRequest({ thread: userThread, clientRequestId: 'f' })));
     expect((seen.at(-1)!.error as Error).message).toBe('disk full');
+  });
+
+  it('ends a run whose runner throws before returning its stream: one error, one chat-finish, finished for resume and retries', async () => {
+    const seen: unknown[] = [];
+    let calls = 0;
+    const app = createParlanceApp({
+      models,
+      onError: (error) => void seen.push(error),
+      run: () => {
+        calls++;
+        throw new Error('config at /etc/secret.json unreadable');
+      },
+    });
+    const res = await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 's' }));
+    const events = (await readAll(res)).map((f) => f.data!);
+    expect(events).toEqual([
+      { type: 'error', code: 'server_error', message: 'Internal error', retryable: true },
+      { type: 'chat-finish', haltReason: 'error', usage: {} },
+    ]);
+    expect(seen.map((e) => (e as Error).message)).toEqual(['config at /etc/secret.json unreadable']);
+    // The run is finished in the store: resuming replays the same end, and a retry joins it without running again.
+    const resumed = await app.request(`/runs/${res.headers.get('x-parlance-run-id')}/events`);
+    expect((await readAll(resumed)).map((f) => f.data)).toEqual(events);
+    const retried = await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 's' }));
+    expect(retried.headers.get('x-parlance-run-id')).toBe(res.headers.get('x-parlance-run-id'));
+    expect((await readAll(retried)).map((f) => f.data)).toEqual(events);
+    expect(calls).toBe(1);
+
+    // A typed refusal thrown synchronously reaches the client as it is.
+    const refusing = createParlanceApp({
+      models,
+      onError: (error) => void seen.push(error),
+      run: () => {
+        throw new ParlanceError('permission', 'Not for you', { status: 403 });
+      },
+    });
+    const refused = (await readAll(await refusing.request('/chat', chatRequest({ thread: userThread, clientRequestId: 'p' })))).map((f) => f.data!);
+    expect(refused[0]).toMatchObject({ type: 'error', code: 'permission', message: 'Not for you' });
+    expect(refused.filter((e) => e.type === 'chat-finish')).toEqual([{ type: 'chat-finish', haltReason: 'error', usage: {} }]);
+    expect((seen.at(-1) as ParlanceError).code).toBe('permission');
   });
 
   it('answers 503 store_unavailable when the store cannot be reached, and reports the cause', async () => {

@@ -63,8 +63,9 @@ export async function executeRun(execution: RunExecution): Promise<void> {
     const result = await store.append(runId, event);
     if (result.cancelled) cancel();
   };
-  const iterator = execution.run(controller.signal)[Symbol.asyncIterator]();
   try {
+    // Inside the try: a runner that throws before returning its iterable ends the run like one that fails later.
+    const iterator = execution.run(controller.signal)[Symbol.asyncIterator]();
     for (;;) {
       const next = await Promise.race([iterator.next(), stopping]);
       if (next === 'stop') {
