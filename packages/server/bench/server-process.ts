@@ -7,11 +7,8 @@
  *   -> { type: 'cpu' }               <- { type: 'cpu', micros }  (user + system CPU time so far)
  *   -> { type: 'exit' }
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { openaiCompatible, resolveModel } from '@parlance/engine';
-import { createMemoryRunStore, createParlanceApp, engineRunner } from '../src/index.ts';
+import { createMemoryRunStore } from '../src/index.ts';
+import { serveOnMockProvider } from '../test/mock-provider-server.ts';
 
 export type ToServer = { type: 'measure'; settle: boolean } | { type: 'expire' } | { type: 'cpu' } | { type: 'exit' };
 export type FromServer =
@@ -44,16 +41,7 @@ if (!mockUrl || !process.send) throw new Error('server-process.ts is forked by l
 // The store keeps the default retention; the bench moves this clock past it instead of waiting 10 minutes.
 let skew = 0;
 const store = createMemoryRunStore({ limits: { retainMs: RETAIN_MS }, now: () => Date.now() + skew });
-const provider = openaiCompatible({ id: 'mock', baseURL: `${mockUrl}/v1`, apiKeyEnv: 'MOCK_API_KEY' });
-const app = createParlanceApp({
-  models: [{ id: 'mock:bench', provider: 'mock' }],
-  env: { MOCK_API_KEY: 'sk-bench-not-a-secret' },
-  store,
-  run: engineRunner({ engine: { resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { mock: provider } }) } }),
-});
-// Without createServer options, serve() makes a plain node:http server.
-const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;
-server.once('listening', () => send({ type: 'ready', port: (server.address() as AddressInfo).port }));
+const server = serveOnMockProvider({ mockUrl, store, model: 'bench', onReady: (port) => send({ type: 'ready', port }) });
 
 // The bench went away (crash, timeout): do not outlive it.
 process.on('disconnect', () => process.exit(0));

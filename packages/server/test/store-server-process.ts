@@ -5,13 +5,10 @@
  * over IPC ({ type: 'ready', port }), and answers { type: 'commands' } with how many
  * Redis commands it sent (for the bench's round trips per delta).
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { openaiCompatible, resolveModel } from '@parlance/engine';
 import { Redis } from 'ioredis';
-import { createMemoryRunStore, createParlanceApp, engineRunner, type RunStore } from '../src/index.ts';
+import { createMemoryRunStore, type RunStore } from '../src/index.ts';
 import { createRedisRunStore } from '../src/redis/index.ts';
+import { serveOnMockProvider } from './mock-provider-server.ts';
 
 export type ToInstance = { type: 'commands' } | { type: 'exit' };
 export type FromInstance = { type: 'ready'; port: number } | { type: 'commands'; count: number };
@@ -41,15 +38,7 @@ if (process.env.STORE === 'redis') {
   store = createMemoryRunStore({ limits: { leaseMs, maxRunning: 10_000 } });
 }
 
-const provider = openaiCompatible({ id: 'mock', baseURL: `${mockUrl}/v1`, apiKeyEnv: 'MOCK_API_KEY' });
-const app = createParlanceApp({
-  models: [{ id: 'mock:model', provider: 'mock' }],
-  env: { MOCK_API_KEY: 'sk-test-not-a-secret' },
-  store,
-  run: engineRunner({ engine: { resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { mock: provider } }) } }),
-});
-const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;
-server.once('listening', () => process.send!({ type: 'ready', port: (server.address() as AddressInfo).port } satisfies FromInstance));
+const server = serveOnMockProvider({ mockUrl, store, model: 'model', onReady: (port) => process.send!({ type: 'ready', port } satisfies FromInstance) });
 
 // The parent went away: do not outlive it.
 process.on('disconnect', () => process.exit(0));
