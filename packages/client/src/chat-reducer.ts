@@ -1,7 +1,9 @@
 /**
  * The chat's one reducer: every state change is an action. Protocol events go
  * through the protocol's own fold (`reduceEvents`); this only adds what a chat
- * needs around it (status, the run cursor, what a paused run waits for, the queue).
+ * needs around it (status, the run cursor, the queue). What a paused run waits for
+ * is not kept here: it is derived from the thread with the protocol's `pendingInputs`
+ * (the fold writes the pause into the thread), so a reloaded thread still knows it.
  */
 import {
   createFoldState,
@@ -13,6 +15,7 @@ import {
   type FoldState,
   type HaltReason,
   type Message,
+  type PendingInput,
   type QuarantinedMessage,
   type Thread,
   type Usage,
@@ -28,35 +31,37 @@ import type { ChatRecord, RunCursor } from './persist.ts';
 export type ChatStatus = 'loading' | 'ready' | 'submitted' | 'streaming' | 'error';
 
 /**
- * Something a paused run waits for from the browser.
+ * Something a paused run waits for from the browser: the protocol's type, kind 'approval' | 'client-tool' | 'ask-user'.
  *
  * @example
  * const { pending } = useChat({ api: '/api/chat' });
  * pending.filter((p) => p.kind === 'approval').map((p) => p.name);
  */
-export interface PendingInput {
-  kind: 'tool-call' | 'approval' | 'ask-user';
-  toolCallId: string;
-  name?: string;
-  input?: unknown;
-  question?: string;
-}
+export type { PendingInput };
 
 /**
  * The run being streamed, in memory: its cursor with the whole fold (messages included). A delta
  * folds into `fold` only; `unsettled` says the thread has not taken the fold's messages yet (it does
- * at publication, see `settle`), so a delta costs the same at any thread length.
+ * at publication, see `settle`), so a delta costs the same at any thread length. After a reload the
+ * fold is rebuilt from the server's first event: until it reaches the saved point (`replayUntil`,
+ * a sequence number) the thread keeps showing what was saved, so the answer never shrinks on screen.
+ *
+ * @example
+ * const { run } = store.getSnapshot();
+ * if (run) console.log(run.runId, run.lastEventId);
  */
 export interface LiveRun extends RunCursor {
   fold: FoldState;
   unsettled?: boolean;
+  replayUntil?: number;
 }
 
 /**
- * A chat's state: the thread, status, error, the run being streamed, what a paused run waits for, the queue, usage.
+ * A chat's state: the thread, status, error, the run being streamed, what a paused run waits for
+ * (and whether sending is refused meanwhile), the queue, usage.
  *
  * @example
- * const { status, pending, thread } = store.getSnapshot();
+ * const { status, pending, sendBlocked, thread } = store.getSnapshot();
  */
 export interface ChatState {
   thread: Thread;
@@ -64,11 +69,16 @@ export interface ChatState {
   error?: ErrorPayload;
   /** The run being streamed (kept after a connection failure so `retry` resumes it). */
   run?: LiveRun;
+  /** What the paused run waits for: `pendingInputs(thread.messages)`, empty while a run is in flight. */
   pending: PendingInput[];
+  /** Why `send()` is refused right now (the run is paused: answer `pending` first), or nothing. */
+  sendBlocked?: ErrorPayload;
   /** Messages sent while a response streamed, sent when it ends. */
   queue: Message[];
   /** Stored messages that failed validation on load, set aside. */
   quarantined: QuarantinedMessage[];
+  /** Why this chat is not being saved (its stored record could not be read and was kept aside). */
+  persistError?: ErrorPayload;
   haltReason?: HaltReason;
   usage?: Usage;
 }
@@ -80,7 +90,7 @@ export interface ChatState {
  * const next = chatReducer(state, { type: 'thread', thread: loaded } satisfies ChatAction);
  */
 export type ChatAction =
-  | { type: 'load'; record?: ChatRecord }
+  | { type: 'load'; record?: ChatRecord; persistError?: ErrorPayload }
   | { type: 'thread'; thread: Thread }
   | { type: 'submit'; messages: Message[] }
   | { type: 'queue'; message: Message }
@@ -101,14 +111,12 @@ export function settle(state: ChatState): ChatState {
   return { ...state, thread: { ...state.thread, messages: run.fold.messages }, run: { ...run, unsettled: false } };
 }
 
-/** The run's cursor as stored: the fold without its messages (they are the thread's). Runs per save, not per delta. */
-export function cursorOf({ unsettled, fold: { messages, ...fold }, ...cursor }: LiveRun): RunCursor {
-  return { ...cursor, fold };
-}
-
-/** What a saved thread's paused run still waits for (its signed `pause`), so a reload can answer it. */
-export function pausedOn(messages: readonly Message[]): PendingInput[] {
-  return pendingInputs(messages).map(({ kind, ...rest }) => ({ ...rest, kind: kind === 'client-tool' ? 'tool-call' : kind }));
+/** The run's cursor as stored: no fold state (a reload refolds the run from the server's events). */
+export function cursorOf({ runId, lastEventId, after }: LiveRun): RunCursor {
+  const cursor: RunCursor = { runId };
+  if (lastEventId !== undefined) cursor.lastEventId = lastEventId;
+  if (after !== undefined) cursor.after = after;
+  return cursor;
 }
 
 /** Keeps the old object of every message the server's thread did not change, so it does not re-render. */
@@ -136,16 +144,37 @@ function same(a: unknown, b: unknown): boolean {
   return keys === 0;
 }
 
-/** Tool calls of the last turn that no result answers (a run halted for client tools). */
-function unanswered(messages: Message[]): PendingInput[] {
-  const answered = new Set<string>();
-  const calls: PendingInput[] = [];
-  for (let i = messages.length - 1; i >= 0 && messages[i]!.role !== 'user'; i--)
-    for (const p of messages[i]!.parts) {
-      if (p.type === 'tool-result') answered.add(p.toolCallId);
-      else if (p.type === 'tool-call' && !p.providerExecuted) calls.unshift({ kind: 'tool-call', toolCallId: p.id, name: p.name, input: p.input });
-    }
-  return calls.filter((c) => !answered.has(c.toolCallId));
+/** A run started on `messages`: what follows the last of them is the run's output. */
+function startRun(runId: string, messages: Message[]): LiveRun {
+  const run: LiveRun = { runId, fold: createFoldState(messages) };
+  const after = messages.at(-1)?.id;
+  if (after !== undefined) run.after = after;
+  return run;
+}
+
+/** The messages a run was started with (up to and including `after`), or undefined if `after` is gone. */
+export function runInput(messages: Message[], after: string | undefined): Message[] | undefined {
+  if (after === undefined) return [];
+  const i = messages.findIndex((m) => m.id === after);
+  return i < 0 ? undefined : messages.slice(0, i + 1);
+}
+
+const WAITING_FOR: Record<PendingInput['kind'], string> = { approval: 'an approval', 'ask-user': 'an answer', 'client-tool': 'a tool result' };
+
+/** Why sending is refused while the run waits (named after the first input it waits for). */
+function sendBlocked([first]: PendingInput[]): ErrorPayload | undefined {
+  return first && { code: 'run_paused', message: `The run is waiting for ${WAITING_FOR[first.kind]}`, retryable: false };
+}
+
+/** Fills in what is derived from the thread: what a paused run waits for, and whether sending is refused. */
+function derive(prev: ChatState | undefined, next: ChatState): ChatState {
+  if (prev && prev.thread.messages === next.thread.messages && prev.status === next.status && next.pending === prev.pending) return next;
+  const inFlight = next.status === 'loading' || next.status === 'submitted' || next.status === 'streaming';
+  const out: ChatState = { ...next, pending: inFlight ? [] : pendingInputs(next.thread.messages) };
+  const blocked = sendBlocked(out.pending);
+  if (blocked) out.sendBlocked = blocked;
+  else delete out.sendBlocked;
+  return out;
 }
 
 /**
@@ -156,76 +185,94 @@ function unanswered(messages: Message[]): PendingInput[] {
  */
 export function chatReducer(current: ChatState, action: ChatAction): ChatState {
   const state = action.type === 'event' ? current : settle(current);
+  return derive(state, reduce(state, action));
+}
+
+/** A first state with what is derived filled in (a store built on a thread that is already paused). */
+export const initialChatState = (state: ChatState): ChatState => derive(undefined, state);
+
+function reduce(state: ChatState, action: ChatAction): ChatState {
   switch (action.type) {
     case 'load': {
       const r = action.record;
-      if (!r) return { ...state, status: 'ready' };
-      const next: ChatState = { ...state, thread: r.thread, status: r.run ? 'streaming' : 'ready', queue: r.queue ?? [], quarantined: r.quarantined ?? [] };
-      if (r.run) next.run = { ...r.run, fold: { ...r.run.fold, messages: r.thread.messages } };
-      else next.pending = pausedOn(r.thread.messages);
+      const next: ChatState = { ...state, status: 'ready' };
+      if (action.persistError) next.persistError = action.persistError;
+      if (!r) return next;
+      Object.assign(next, { thread: r.thread, queue: r.queue ?? [], quarantined: r.quarantined ?? [] });
+      const input = r.run && runInput(r.thread.messages, r.run.after);
+      if (r.run && input) {
+        // Refold the run from the server's first event (no Last-Event-ID); show it from the saved point on.
+        const run = startRun(r.run.runId, input);
+        run.replayUntil = seq(r.run.lastEventId);
+        next.run = run;
+        next.status = 'streaming';
+      }
       return next;
     }
     case 'thread': {
       const { run, error, haltReason, ...rest } = state;
-      return { ...rest, thread: action.thread, status: 'ready', pending: pausedOn(action.thread.messages) };
+      return { ...rest, thread: action.thread, status: 'ready' };
     }
     case 'submit': {
       const { error, haltReason, run, ...rest } = state;
       const thread = { ...state.thread, messages: [...state.thread.messages, ...action.messages] };
-      return { ...rest, thread, status: 'submitted', pending: [], queue: state.queue.filter((m) => !action.messages.includes(m)) };
+      return { ...rest, thread, status: 'submitted', queue: state.queue.filter((m) => !action.messages.includes(m)) };
     }
     case 'queue':
       return { ...state, queue: [...state.queue, action.message] };
     case 'run': {
       const { error, ...rest } = state;
-      const run = action.runId ? { runId: action.runId, fold: createFoldState(state.thread.messages) } : state.run;
+      const run = action.runId ? startRun(action.runId, state.thread.messages) : state.run;
       return run ? { ...rest, status: 'streaming', run } : state;
     }
-    case 'event': {
-      const { run } = state;
-      const { event, id } = action;
-      // Frames from an ended run, or replayed ones (a resume overlapping what was folded), change nothing.
-      if (!run || (id !== undefined && seq(id) <= seq(run.lastEventId))) return state;
-      const fold = reduceEvents(run.fold, event);
-      const live: LiveRun = { runId: run.runId, fold };
-      const lastEventId = id ?? run.lastEventId;
-      if (lastEventId !== undefined) live.lastEventId = lastEventId;
-      const next: ChatState = { ...state, status: 'streaming', run: live };
-      // A delta stops here: nothing that grows with the thread runs per delta.
-      if (isDelta(event.type)) {
-        live.unsettled = true;
-        return next;
-      }
-      const messages = fold.messages;
-      next.thread = { ...state.thread, messages };
-      if (event.type === 'approval-requested')
-        next.pending = [...state.pending, { kind: 'approval', toolCallId: event.toolCallId, name: event.name, input: event.input }];
-      else if (event.type === 'ask-user') next.pending = [...state.pending, { kind: 'ask-user', toolCallId: event.toolCallId, question: event.question }];
-      else if (event.type === 'chat-finish') {
-        delete next.run;
-        const halt = event.haltReason;
-        // The server holds the active path only; the other versions stay the client's.
-        if (event.thread) next.thread = { ...event.thread, messages: share(messages, event.thread.messages), ...(state.thread.branches ? { branches: state.thread.branches } : {}) };
-        const known = new Set(state.pending.map((p) => p.toolCallId));
-        next.pending =
-          halt === 'client-tool-calls'
-            ? [...state.pending, ...unanswered(next.thread.messages).filter((p) => !known.has(p.toolCallId))]
-            : halt === 'approval' || halt === 'ask-user'
-              ? state.pending
-              : [];
-        next.haltReason = halt;
-        next.usage = event.usage;
-        next.status = halt === 'error' ? 'error' : 'ready';
-        const error = event.error ?? fold.error;
-        if (halt === 'error') next.error = error ? { retryable: false, ...fold.error, ...error } : { code: 'unknown', message: 'The run failed', retryable: false };
+    case 'event':
+      return foldEvent(state, action.event, action.id);
+    case 'fail': {
+      const next: ChatState = { ...state, status: 'error', error: action.error };
+      // A turn that failed before its run started (the POST was refused, or never answered) leaves
+      // its error in the thread, so the next message is not merged into this one (see the engine's
+      // withoutFailedTurns). A run that is still known can be resumed: nothing failed in the thread.
+      const last = state.thread.messages.at(-1);
+      if (!state.run && (state.status === 'submitted' || state.status === 'streaming') && last?.role === 'user') {
+        const failed: Message = { id: `${last.id}-failed`, role: 'assistant', parts: [], error: action.error };
+        next.thread = { ...state.thread, messages: [...state.thread.messages, failed] };
       }
       return next;
     }
-    case 'fail':
-      return { ...state, status: 'error', error: action.error };
     case 'stopped': {
       const { run, ...rest } = state;
-      return { ...rest, status: 'ready', pending: [], haltReason: 'cancelled' };
+      return { ...rest, status: 'ready', haltReason: 'cancelled' };
     }
   }
+}
+
+function foldEvent(state: ChatState, event: Event, id: string | undefined): ChatState {
+  const { run } = state;
+  // Frames from an ended run, or replayed ones (a resume overlapping what was folded), change nothing.
+  if (!run || (id !== undefined && seq(id) <= seq(run.lastEventId))) return state;
+  const fold = reduceEvents(run.fold, event);
+  const live: LiveRun = { ...run, fold };
+  delete live.unsettled;
+  if (id !== undefined) live.lastEventId = id;
+  const next: ChatState = { ...state, status: 'streaming', run: live };
+  // Refolding after a reload: the thread keeps what was saved until the fold has caught up with it.
+  if (run.replayUntil !== undefined) {
+    if (event.type !== 'chat-finish' && seq(id) < run.replayUntil) return next;
+    delete live.replayUntil;
+    next.thread = { ...state.thread, messages: share(state.thread.messages, fold.messages) };
+  } else if (isDelta(event.type)) {
+    // A delta stops here: nothing that grows with the thread runs per delta.
+    live.unsettled = true;
+    return next;
+  } else next.thread = { ...state.thread, messages: fold.messages };
+  if (event.type !== 'chat-finish') return next;
+  delete next.run;
+  const halt = event.haltReason;
+  // The server holds the active path only; the other versions stay the client's.
+  if (event.thread) next.thread = { ...event.thread, messages: share(next.thread.messages, event.thread.messages), ...(state.thread.branches ? { branches: state.thread.branches } : {}) };
+  next.haltReason = halt;
+  next.usage = event.usage;
+  next.status = halt === 'error' ? 'error' : 'ready';
+  if (halt === 'error') next.error = { code: 'unknown', message: 'The run failed', retryable: false, ...fold.error, ...event.error };
+  return next;
 }

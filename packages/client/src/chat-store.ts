@@ -5,7 +5,7 @@
  * a list re-renders only the message that changed. Options are read at call time.
  */
 import { ParlanceError, createThread, forkAt, siblingsOf, switchBranch, type Message, type Part, type Siblings, type Thread } from '@parlance/protocol';
-import { chatReducer, cursorOf, pausedOn, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
+import { chatReducer, cursorOf, initialChatState, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
 import { loadRecord, toRecord, type PersistAdapter } from './persist.ts';
 import { emitRunFinish } from './run-events.ts';
 import { readSse } from './sse.ts';
@@ -40,7 +40,11 @@ export interface ChatOptions extends TransportOptions {
   tools?: Record<string, ClientTool>;
   model?: string;
   options?: Record<string, unknown>;
-  /** Sending while a response streams: wait for it (default) or cancel it first. Either way the message is sent. */
+  /**
+   * Sending while a response streams: wait for it (default; the message shows at once in `queue`)
+   * or cancel it first. Either way the message is sent. Sending while the run is paused for input
+   * is refused (see `send`).
+   */
   sendMode?: SendMode;
   /** Reconnection attempts after a dropped stream before giving up (default 3). */
   maxRetries?: number;
@@ -74,6 +78,8 @@ export class ChatStore extends Store<ChatState> {
   #running = new Set<string>();
   #saving: Promise<void> | undefined;
   #dirty = false;
+  /** Set when the stored record could not be loaded: it is never saved over. */
+  #readOnly = false;
   #messageListeners = new Map<string, Set<Listener>>();
   /** Messages by id, for the last thread looked up (rebuilt once per publication that changed the thread, never per delta). */
   #index: [Message[], Map<string, Message>] = [[], new Map()];
@@ -87,7 +93,7 @@ export class ChatStore extends Store<ChatState> {
   constructor(options: ChatOptions) {
     const thread = options.initialThread ?? createThread(options.threadId ?? '');
     // A chat with no id yet has nothing stored to load.
-    super({ thread, status: options.persist && thread.id ? 'loading' : 'ready', pending: pausedOn(thread.messages), queue: [], quarantined: [] });
+    super(initialChatState({ thread, status: options.persist && thread.id ? 'loading' : 'ready', pending: [], queue: [], quarantined: [] }));
     this.options = options;
   }
 
@@ -128,12 +134,20 @@ export class ChatStore extends Store<ChatState> {
   async #load(): Promise<void> {
     const { persist } = this.options;
     if (!persist || !this.state.thread.id) return;
+    const id = this.state.thread.id;
+    let stored: unknown;
     try {
-      const stored = await persist.load(this.state.thread.id);
+      stored = await persist.load(id);
       this.#dispatch({ type: 'load', ...(stored == null ? {} : { record: loadRecord(stored) }) });
     } catch (error) {
-      this.#dispatch({ type: 'load' });
-      this.#fail(error);
+      const e = ParlanceError.from(error);
+      // Whatever cannot be read (not JSON, a newer version, a broken thread) is kept as it is: copied
+      // to a quarantine key, and never saved over from here. An old tab left open after a deploy
+      // must not wipe what the new version wrote.
+      this.#readOnly = true;
+      if (stored != null) await (async () => persist.quarantine?.(id, stored, e.toJSON()))().catch(() => {});
+      this.#dispatch({ type: 'load', persistError: { ...e.toJSON(), message: `${e.message}; changes to this chat are not saved` } });
+      this.#fail(e);
     }
   }
 
@@ -145,7 +159,7 @@ export class ChatStore extends Store<ChatState> {
    */
   #resumeDue(): boolean {
     const s = this.state;
-    return s.status === 'ready' && s.pending.length > 0 && s.pending.every((p) => this.#responses.has(p.toolCallId));
+    return (s.status === 'ready' || s.status === 'error') && !s.run && s.pending.length > 0 && s.pending.every((p) => this.#responses.has(p.toolCallId));
   }
 
   /** Resolves when nothing is streaming or waiting to be sent, including a resume whose inputs are all answered (a run paused for input counts as idle). */
@@ -159,9 +173,17 @@ export class ChatStore extends Store<ChatState> {
   /** Resolves when the last persisted state has been written. */
   persisted = (): Promise<void> => this.#saving ?? Promise.resolve();
 
+  /**
+   * Sends a user message and resolves when the store is idle again. While a response streams the
+   * message is queued (`queue`, shown at once) and sent when it ends (or, with mode 'interrupt',
+   * after cancelling it). While the run is paused for input (`pending` is not empty) the message is
+   * refused: the promise rejects with a ParlanceError of code 'run_paused' and nothing is sent or
+   * saved; `sendBlocked` says so beforehand, so a UI can disable sending and keep the draft.
+   */
   send = (input: string | Part[] | Message, options: { mode?: SendMode } = {}): Promise<void> => {
-    const message: Message = typeof input === 'object' && 'role' in input ? input : this.#userMessage(input);
     const s = this.state;
+    if (s.sendBlocked) return Promise.reject(new ParlanceError(s.sendBlocked.code, s.sendBlocked.message, { retryable: false }));
+    const message: Message = typeof input === 'object' && 'role' in input ? input : this.#userMessage(input);
     if (busy(s) || s.pending.length) {
       this.#dispatch({ type: 'queue', message });
       if ((options.mode ?? this.options.sendMode) === 'interrupt') void this.stop();
@@ -248,14 +270,23 @@ export class ChatStore extends Store<ChatState> {
   /** Which version of its siblings a shown message is, e.g. `{ index: 0, count: 3 }` for "1/3". */
   siblings = (messageId: string): Siblings => siblingsOf(this.state.thread, messageId);
 
-  /** After an error: resumes the run if it is still known, else sends the thread (and queue) again. */
+  /**
+   * After an error: resumes the run if it is still known, else asks again: the failed answer (an
+   * assistant message with an error and nothing in it) is dropped and the thread (and queue) sent again.
+   */
   retry = (): Promise<void> => {
     const s = this.state;
     if (s.status !== 'error' && s.status !== 'ready') return this.idle();
     if (s.run) {
       this.#dispatch({ type: 'run' });
       void this.#drive();
-    } else void this.#drive([...s.queue]);
+      return this.idle();
+    }
+    const messages = s.thread.messages;
+    let end = messages.length;
+    while (end > 0 && messages[end - 1]!.role === 'assistant' && messages[end - 1]!.error && !messages[end - 1]!.parts.length) end--;
+    if (end < messages.length) this.#dispatch({ type: 'thread', thread: { ...s.thread, messages: messages.slice(0, end) } });
+    void this.#drive([...s.queue]);
     return this.idle();
   };
 
@@ -283,17 +314,20 @@ export class ChatStore extends Store<ChatState> {
     return this.idle();
   }
 
-  /** After a run: run client tools, continue once every pending input is answered, then send the queue. */
+  /**
+   * After a run: run client tools, continue once every pending input is answered, then send the queue.
+   * After a failure only a paused run's answers go on (the queue waits for a retry or a new send).
+   */
   #continue(): void {
     const s = this.state;
-    if (s.status !== 'ready' || this.#abort) return;
+    if ((s.status !== 'ready' && !(s.status === 'error' && !s.run && s.pending.length)) || this.#abort) return;
     const waiting = s.pending.filter((p) => !this.#responses.has(p.toolCallId));
     for (const p of waiting) {
-      const tool = p.kind === 'tool-call' ? this.options.tools?.[p.name!] : undefined;
+      const tool = p.kind === 'client-tool' ? this.options.tools?.[p.name] : undefined;
       if (!tool || this.#running.has(p.toolCallId)) continue;
       this.#running.add(p.toolCallId);
       Promise.resolve()
-        .then(() => tool(p.input, { toolCallId: p.toolCallId, name: p.name! }))
+        .then(() => tool(p.input, { toolCallId: p.toolCallId, name: p.name }))
         .then(
           (output) => this.submitToolResult(p.toolCallId, output),
           (error) => this.submitToolResult(p.toolCallId, error instanceof Error ? error.message : String(error), true),
@@ -313,7 +347,7 @@ export class ChatStore extends Store<ChatState> {
         if (r.answer !== undefined) resume.answers.push({ toolCallId, answer: r.answer });
       }
       void this.#drive([], resume);
-    } else if (s.queue.length) void this.#drive([...s.queue]);
+    } else if (s.queue.length && s.status === 'ready') void this.#drive([...s.queue]);
   }
 
   /** Starts a run (`messages` given) or resumes the current one, and follows it to its end across dropped connections. */
@@ -382,7 +416,8 @@ export class ChatStore extends Store<ChatState> {
       const before = new Map(prev.thread.messages.map((m) => [m.id, m]));
       for (const [id, listeners] of this.#messageListeners) if (before.get(id) !== this.getMessage(id)) for (const l of listeners) l();
     }
-    if (this.options.persist && next.thread.id && next.status !== 'loading' && (prev.thread !== next.thread || prev.run !== next.run || prev.queue !== next.queue)) this.#save();
+    if (this.#readOnly || !this.options.persist || !next.thread.id || next.status === 'loading') return;
+    if (prev.thread !== next.thread || prev.run?.lastEventId !== next.run?.lastEventId || prev.run?.runId !== next.run?.runId || prev.queue !== next.queue) this.#save();
   }
 
   /** Saves the latest state; saves requested while one is in flight coalesce into one more. */

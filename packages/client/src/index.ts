@@ -1,14 +1,16 @@
 export { ChatStore, type ChatOptions, type ClientTool, type SendMode } from './chat-store.ts';
-export { chatReducer, type ChatAction, type ChatState, type ChatStatus, type PendingInput } from './chat-reducer.ts';
+export { chatReducer, type ChatAction, type ChatState, type ChatStatus, type LiveRun, type PendingInput } from './chat-reducer.ts';
 export {
   RECORD_VERSION,
   indexedDbAdapter,
   loadRecord,
   localStorageAdapter,
   toRecord,
+  type AdapterOptions,
   type ChatRecord,
   type ListingAdapter,
   type PersistAdapter,
+  type QuarantinedRecord,
   type RunCursor,
   type ThreadSummary,
 } from './persist.ts';

@@ -1,18 +1,23 @@
 /**
- * Persistence: a chat is stored as one plain-JSON record (the thread, plus the
- * cursor of a run still streaming so a reloaded page can resume it). Records are
- * versioned; older ones migrate on load, and a corrupt message is quarantined
- * (kept aside with its reason) instead of costing the whole thread.
+ * Persistence: a chat is stored as one plain-JSON record: the thread (which holds
+ * everything a reload needs, a paused run's `pause` included), the cursor of a run
+ * still streaming, and the messages queued to send. Nothing of the fold is stored:
+ * a reloaded page refolds a streaming run from the server's events, so a change to
+ * the fold never becomes a storage migration. Records are versioned; older ones
+ * migrate on load, a corrupt message is quarantined (kept aside with its reason)
+ * instead of costing the whole thread, and a record that cannot be read at all is
+ * kept under a quarantine key and never overwritten.
  */
-import { ParlanceError, createThread, parseThreadLenient, type FoldState, type Message, type QuarantinedMessage, type Thread } from '@parlance/protocol';
+import { ParlanceError, createThread, parseThreadLenient, type ErrorPayload, type Message, type QuarantinedMessage, type Thread } from '@parlance/protocol';
 
 /**
- * The stored chat record's format version (`loadRecord` reads older ones).
+ * The stored chat record's format version (`loadRecord` reads older ones). Version 2: the run
+ * cursor holds no fold state (version 1 stored the fold's bookkeeping).
  *
  * @example
  * const fresh = (stored as ChatRecord).version === RECORD_VERSION;
  */
-export const RECORD_VERSION = 1;
+export const RECORD_VERSION = 2;
 
 /**
  * Where a streaming run stands: enough to resume it after a reload.
@@ -23,10 +28,10 @@ export const RECORD_VERSION = 1;
  */
 export interface RunCursor {
   runId: string;
-  /** The last `<runId>:<seq>` folded (the Last-Event-ID to resume from). */
+  /** The last `<runId>:<seq>` folded. */
   lastEventId?: string;
-  /** The fold's bookkeeping (open blocks, usage) without its messages, which are the thread's. */
-  fold: Omit<FoldState, 'messages'>;
+  /** The id of the last message the run was started with: what follows it is the run's output, refolded on resume. */
+  after?: string;
 }
 
 /**
@@ -57,7 +62,6 @@ export interface ThreadSummary {
   updatedAt?: string;
 }
 
-/** Any store: `load` returns what `save` was given (or its JSON), or nothing. */
 /**
  * An adapter that can also list what it holds (a `ThreadSource` for useThreads).
  *
@@ -79,42 +83,73 @@ export interface PersistAdapter {
   list?(): Promise<ThreadSummary[]>;
   /** Deletes a stored chat (a thread list's "delete"); deleting what is not there is no error. */
   remove?(id: string): unknown;
-}
-
-/** Drops quarantined messages from the cursor's indexes so the fold still points at the right parts. */
-function shift(run: RunCursor, removed: number[]): RunCursor {
-  if (!removed.length) return run;
-  const at = (i: number) => (removed.includes(i) ? -1 : i - removed.filter((r) => r < i).length);
-  const blocks: RunCursor['fold']['blocks'] = {};
-  for (const [id, ref] of Object.entries(run.fold.blocks)) if (at(ref.message) >= 0) blocks[id] = { ...ref, message: at(ref.message) };
-  return { ...run, fold: { ...run.fold, current: run.fold.current < 0 ? -1 : at(run.fold.current), blocks } };
+  /**
+   * Keeps a stored value that could not be loaded (as it was, with why) where `save` never writes.
+   * Without it, a chat whose record could not be loaded is never saved over.
+   */
+  quarantine?(id: string, stored: unknown, reason: ErrorPayload): unknown;
 }
 
 /**
- * Reads a stored value (record, JSON text, or a bare thread from before records) into a checked record.
+ * Options shared by the built-in adapters.
  *
  * @example
- * const { thread, run } = loadRecord(localStorage.getItem('parlance:thread:t1'));
+ * localStorageAdapter({ onUnreadable: (id, error) => console.warn(`chat ${id} skipped: ${error.message}`) });
  */
-export function loadRecord(stored: unknown): ChatRecord {
+export interface AdapterOptions {
+  /** Called for each stored record `list()` skips because it cannot be read. */
+  onUnreadable?: (id: string, error: ParlanceError) => void;
+}
+
+const unreadable = (message: string, path?: (string | number)[], cause?: unknown) =>
+  new ParlanceError('invalid_request', message, { retryable: false, ...(path ? { path } : {}), ...(cause === undefined ? {} : { cause }) });
+
+function parseStored(stored: unknown): Record<string, unknown> {
   let value = stored;
   if (typeof value === 'string') {
     try {
       value = JSON.parse(value);
     } catch (cause) {
-      throw new ParlanceError('invalid_request', 'The stored chat is not JSON', { cause, retryable: false });
+      throw unreadable('The stored chat is not JSON', [], cause);
     }
   }
-  if (typeof value !== 'object' || value === null) throw new ParlanceError('invalid_request', 'The stored chat is not an object', { retryable: false });
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw unreadable('The stored chat is not an object', []);
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Reads a stored value (record, JSON text, or a bare thread from before records) into a checked
+ * record. Version 1 stored the fold's bookkeeping with a streaming run; a run saved that way cannot
+ * be refolded (where its output starts is not known), so it is dropped: the thread keeps the
+ * partial answer as it was saved, and the user can regenerate it.
+ *
+ * @example
+ * const { thread, run } = loadRecord(localStorage.getItem('parlance:thread:t1'));
+ */
+export function loadRecord(stored: unknown): ChatRecord {
+  const value = parseStored(stored);
   // Version 0 stored the thread itself.
-  let record = value as Partial<ChatRecord> & Record<string, unknown>;
-  if (!('thread' in record)) record = { version: RECORD_VERSION, thread: record as unknown as Thread };
-  if ((record.version ?? 0) > RECORD_VERSION) throw new ParlanceError('invalid_request', `Stored chat version ${record.version} is newer than this library`, { retryable: false });
-  const { thread, quarantined } = parseThreadLenient(record.thread);
-  const out: ChatRecord = { version: RECORD_VERSION, thread, quarantined: [...(record.quarantined ?? []), ...quarantined] };
-  if (record.run?.runId && record.run.fold) out.run = shift(record.run, quarantined.flatMap((q) => (q.index >= 0 ? [q.index] : [])));
+  const record = ('thread' in value ? value : { version: 0, thread: value }) as Partial<Omit<ChatRecord, 'version'>> & { version?: unknown };
+  const version = record.version ?? 0;
+  if (typeof version !== 'number' || version > RECORD_VERSION) throw unreadable(`Stored chat version ${String(version)} is newer than this library reads`, ['version']);
+  let parsed: ReturnType<typeof parseThreadLenient>;
+  try {
+    parsed = parseThreadLenient(record.thread);
+  } catch (error) {
+    const e = ParlanceError.from(error);
+    throw unreadable(`The stored chat's thread cannot be read: ${e.message}`, ['thread', ...(e.path ?? [])], e);
+  }
+  const { thread, quarantined } = parsed;
+  const out: ChatRecord = { version: RECORD_VERSION, thread, quarantined: [...(Array.isArray(record.quarantined) ? record.quarantined : []), ...quarantined] };
+  const run = record.run;
+  if (version >= 2 && run && typeof run.runId === 'string') {
+    const cursor: RunCursor = { runId: run.runId };
+    if (typeof run.lastEventId === 'string') cursor.lastEventId = run.lastEventId;
+    if (typeof run.after === 'string') cursor.after = run.after;
+    out.run = cursor;
+  }
   if (Array.isArray(record.queue)) out.queue = parseThreadLenient(createThread('', record.queue)).thread.messages;
-  if (record.updatedAt) out.updatedAt = record.updatedAt;
+  if (typeof record.updatedAt === 'string') out.updatedAt = record.updatedAt;
   return out;
 }
 
@@ -133,57 +168,110 @@ export function toRecord(thread: Thread, run: RunCursor | undefined, queue: Mess
       )
     : thread.messages;
   const record: ChatRecord = { version: RECORD_VERSION, thread: { ...thread, messages }, updatedAt: new Date().toISOString() };
-  if (run) record.run = run;
+  if (run) {
+    // Only the cursor: the fold is rebuilt from the server's events on resume.
+    const { fold, replay, ...cursor } = run as RunCursor & { fold?: unknown; replay?: unknown };
+    record.run = cursor;
+  }
   if (queue.length) record.queue = queue;
   if (quarantined.length) record.quarantined = quarantined;
   return record;
 }
 
+/** The list entry of a stored record; throws a ParlanceError when the record cannot be read. */
 export function summarize(id: string, stored: unknown): ThreadSummary {
-  const record = (typeof stored === 'string' ? JSON.parse(stored) : stored) as Partial<ChatRecord>;
-  const first = record.thread?.messages?.find((m) => m.role === 'user');
-  const text = first?.parts?.find((p) => p.type === 'text');
+  const record = loadRecord(stored);
+  const first = record.thread.messages.find((m) => m.role === 'user');
+  const text = first?.parts.find((p) => p.type === 'text');
   const summary: ThreadSummary = { id, title: (text && 'text' in text ? text.text : '').slice(0, 80) };
   if (record.updatedAt) summary.updatedAt = record.updatedAt;
   return summary;
 }
 
+/** Lists what can be read; each record that cannot is skipped and reported. */
+function summarizeAll(entries: [string, unknown][], options: AdapterOptions): ThreadSummary[] {
+  const out: ThreadSummary[] = [];
+  for (const [id, stored] of entries) {
+    try {
+      out.push(summarize(id, stored));
+    } catch (error) {
+      options.onUnreadable?.(id, ParlanceError.from(error));
+    }
+  }
+  return out;
+}
+
 /**
- * Web Storage (localStorage by default), one JSON record per key `<prefix><threadId>`.
+ * What a quarantine key holds: the value as it was stored, why it was set aside, and when.
+ *
+ * @example
+ * const kept = JSON.parse(localStorage.getItem('parlance:quarantine:t1') ?? 'null') as QuarantinedRecord | null;
+ */
+export interface QuarantinedRecord {
+  id: string;
+  stored: unknown;
+  reason: ErrorPayload;
+  at: string;
+}
+
+/** `quarantine` over numbered keys: the first free one is written; an earlier copy is never overwritten, nor copied twice. */
+function keepAside<K>(
+  key: (id: string, n: number) => K,
+  get: (key: K) => unknown,
+  put: (key: K, entry: QuarantinedRecord) => unknown,
+): NonNullable<PersistAdapter['quarantine']> {
+  return async (id, stored, reason) => {
+    for (let n = 1; ; n++) {
+      const existing = (await get(key(id, n))) as QuarantinedRecord | null | undefined;
+      if (existing == null) return put(key(id, n), { id, stored, reason, at: new Date().toISOString() });
+      if (JSON.stringify(existing.stored) === JSON.stringify(stored)) return;
+    }
+  };
+}
+
+/**
+ * Web Storage (localStorage by default), one JSON record per key `<prefix><threadId>`. A record
+ * that cannot be loaded is copied to `<quarantinePrefix><threadId>` (then `...:2`, `...:3`: an
+ * earlier copy is never overwritten; the same value is not copied twice).
  *
  * @example
  * useChat({ api: '/api/chat', threadId: 'main', persist: localStorageAdapter({ prefix: 'myapp:thread:' }) });
  */
-export function localStorageAdapter(options: { storage?: Storage; prefix?: string } = {}): ListingAdapter {
+export function localStorageAdapter(options: AdapterOptions & { storage?: Storage; prefix?: string; quarantinePrefix?: string } = {}): ListingAdapter {
   const prefix = options.prefix ?? 'parlance:thread:';
+  const quarantinePrefix = options.quarantinePrefix ?? 'parlance:quarantine:';
   const storage = () => options.storage ?? globalThis.localStorage;
   return {
     load: (id) => storage().getItem(prefix + id),
     save: (id, record) => storage().setItem(prefix + id, JSON.stringify(record)),
     remove: (id) => storage().removeItem(prefix + id),
+    quarantine: keepAside(
+      (id, n) => quarantinePrefix + id + (n === 1 ? '' : `:${n}`),
+      (key) => JSON.parse(storage().getItem(key) ?? 'null'),
+      (key, entry) => storage().setItem(key, JSON.stringify(entry)),
+    ),
     async list() {
       const s = storage();
-      const out: ThreadSummary[] = [];
+      const entries: [string, unknown][] = [];
       for (let i = 0; i < s.length; i++) {
         const key = s.key(i);
-        if (!key?.startsWith(prefix)) continue;
-        try {
-          out.push(summarize(key.slice(prefix.length), s.getItem(key)));
-        } catch {}
+        if (key?.startsWith(prefix) && !key.startsWith(quarantinePrefix)) entries.push([key.slice(prefix.length), s.getItem(key)]);
       }
-      return out;
+      return summarizeAll(entries, options);
     },
   };
 }
 
 /**
  * IndexedDB: one object store, keyed by thread id (records are structured-cloned, not stringified).
+ * Quarantined records sit in the same store under array keys `['quarantine', threadId, n]`, which
+ * no thread id can equal (so no schema upgrade, which a tab left open on the old version would block).
  *
  * @example
- * const persist = indexedDbAdapter({ name: 'my-app' });
+ * const persist = indexedDbAdapter({ name: 'my-app', onUnreadable: (id, error) => console.warn(id, error.message) });
  * const chat = new ChatStore({ api: '/api/chat', threadId, persist });
  */
-export function indexedDbAdapter(options: { name?: string; store?: string; indexedDB?: IDBFactory } = {}): ListingAdapter {
+export function indexedDbAdapter(options: AdapterOptions & { name?: string; store?: string; indexedDB?: IDBFactory } = {}): ListingAdapter {
   const name = options.store ?? 'threads';
   let db: Promise<IDBDatabase> | undefined;
   const done = <T>(request: IDBRequest<T>) =>
@@ -202,10 +290,17 @@ export function indexedDbAdapter(options: { name?: string; store?: string; index
     load: async (id) => done((await store('readonly')).get(id)),
     save: async (id, record) => done((await store('readwrite')).put(record, id)),
     remove: async (id) => done((await store('readwrite')).delete(id)),
+    quarantine: keepAside(
+      (id, n) => ['quarantine', id, n],
+      async (key) => done((await store('readonly')).get(key)),
+      async (key, entry) => done((await store('readwrite')).put(entry, key)),
+    ),
     async list() {
       const s = await store('readonly');
       const [keys, values] = await Promise.all([done(s.getAllKeys()), done(s.getAll())]);
-      return keys.map((key, i) => summarize(String(key), values[i]));
+      const entries: [string, unknown][] = [];
+      keys.forEach((key, i) => typeof key === 'string' && entries.push([key, values[i]]));
+      return summarizeAll(entries, options);
     },
   };
 }

@@ -1,7 +1,7 @@
-import { createThread, type Event, type Thread } from '@parlance/protocol';
+import { ParlanceError, createThread, type Event, type Thread } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
 import { ChatStore, type ChatOptions } from '../src/chat-store.ts';
-import { answer, createMockServer, until, type MockServerOptions } from './mock-server.ts';
+import { answer, createMockServer, pausedTurn, until, type MockRun, type MockServerOptions } from './mock-server.ts';
 
 function setup(server: MockServerOptions = {}, options: Partial<ChatOptions> = {}) {
   const mock = createMockServer(server);
@@ -124,10 +124,9 @@ describe('ChatStore', () => {
 
   it('runs client tools in the browser and sends their results back in one resume', async () => {
     const calls: unknown[] = [];
-    const turn = (run: { body: { resume?: unknown }; push: (...e: Event[]) => void; finish: (h?: 'client-tool-calls') => void }) => {
+    const turn = (run: MockRun) => {
       if (run.body.resume) return run.push(...answer('a2', ['sunny'])), run.finish();
-      run.push({ type: 'message-start', messageId: 'a1' }, { type: 'tool-call-start', id: 'c1', name: 'weather' }, { type: 'tool-call-end', id: 'c1', input: { city: 'Oslo' } });
-      run.push({ type: 'finish', finishReason: 'tool-calls', usage: {} });
+      run.push(...pausedTurn('a1', [{ kind: 'client-tool', toolCallId: 'c1', name: 'weather', input: { city: 'Oslo' } }]));
       run.finish('client-tool-calls');
     };
     const { mock, store } = setup({ onChat: turn }, { tools: { weather: (input) => (calls.push(input), { temp: 21 }) } });
@@ -141,7 +140,7 @@ describe('ChatStore', () => {
     const { mock, store } = setup({
       onChat: (run) => {
         if (run.body.resume) return run.finish();
-        run.push({ type: 'approval-requested', toolCallId: 'c1', name: 'delete', input: { path: '/' } }, { type: 'ask-user', toolCallId: 'c2', question: 'Why?' });
+        run.push(...pausedTurn('a1', [{ kind: 'approval', toolCallId: 'c1', name: 'delete', input: { path: '/' } }, { kind: 'ask-user', toolCallId: 'c2', question: 'Why?' }]));
         run.finish('approval');
       },
     });
@@ -155,12 +154,9 @@ describe('ChatStore', () => {
   });
 
   const halts: Record<string, { events: Event[]; halt: 'approval' | 'ask-user' | 'client-tool-calls' }> = {
-    approval: { events: [{ type: 'approval-requested', toolCallId: 'c1', name: 'delete', input: {} }], halt: 'approval' },
-    'ask-user': { events: [{ type: 'ask-user', toolCallId: 'c1', question: 'Sure?' }], halt: 'ask-user' },
-    'client-tool-calls': {
-      events: [{ type: 'tool-call-start', id: 'c1', name: 'pick' }, { type: 'tool-call-end', id: 'c1', input: {} }, { type: 'finish', finishReason: 'tool-calls', usage: {} }],
-      halt: 'client-tool-calls',
-    },
+    approval: { events: pausedTurn('a1', [{ kind: 'approval', toolCallId: 'c1', name: 'delete' }]), halt: 'approval' },
+    'ask-user': { events: pausedTurn('a1', [{ kind: 'ask-user', toolCallId: 'c1', question: 'Sure?' }]), halt: 'ask-user' },
+    'client-tool-calls': { events: pausedTurn('a1', [{ kind: 'client-tool', toolCallId: 'c1', name: 'pick' }]), halt: 'client-tool-calls' },
   };
   it.each([
     ['approve', 'approval', (store: ChatStore) => store.approve('c1')],
@@ -176,7 +172,7 @@ describe('ChatStore', () => {
           setTimeout(() => (run.push(...answer('a2', ['resumed ', 'answer'])), run.finish()), 5);
           return;
         }
-        run.push({ type: 'message-start', messageId: 'a1' }, ...events);
+        run.push(...events);
         run.finish(halt);
       },
     });
@@ -211,7 +207,7 @@ describe('ChatStore', () => {
     const { mock, store, text } = setup({
       onChat: (run) => {
         if (run.body.resume) return void setTimeout(() => (run.push(...answer('a2', ['done'])), run.finish()), 5);
-        run.push({ type: 'approval-requested', toolCallId: 'c1', name: 'delete', input: {} }, { type: 'approval-requested', toolCallId: 'c2', name: 'move', input: {} });
+        run.push(...pausedTurn('a1', [{ kind: 'approval', toolCallId: 'c1', name: 'delete' }, { kind: 'approval', toolCallId: 'c2', name: 'move' }]));
         run.finish('approval');
       },
     });
@@ -228,7 +224,12 @@ describe('ChatStore', () => {
     const { mock, store } = setup({
       onChat: (run) => {
         if (run.body.resume) return run.finish();
-        run.push({ type: 'approval-requested', toolCallId: 'c1', name: 'delete', input: {} }, { type: 'ask-user', toolCallId: 'c1', question: 'Sure?' });
+        run.push(
+          { type: 'message-start', messageId: 'a1' },
+          { type: 'tool-call-start', id: 'c1', name: 'delete' },
+          { type: 'tool-call-end', id: 'c1', input: {} },
+          { type: 'run-paused', waitingFor: [{ kind: 'approval', toolCallId: 'c1', name: 'delete' }, { kind: 'ask-user', toolCallId: 'c1', name: 'delete', question: 'Sure?' }] },
+        );
         run.finish('approval');
       },
     });
@@ -236,6 +237,60 @@ describe('ChatStore', () => {
     await store.answer('c1', 'yes');
     expect(mock.runs[1]!.body.resume).toEqual({ toolResults: [], approvals: [], answers: [{ toolCallId: 'c1', answer: 'yes' }] });
     expect(store.getSnapshot()).toMatchObject({ status: 'ready', haltReason: 'completed' });
+  });
+
+  it('send() while the run is paused is refused with run_paused: nothing is sent, queued or saved, and sendBlocked says why', async () => {
+    const saved: unknown[] = [];
+    const { mock, store } = setup(
+      {
+        onChat: (run) => {
+          if (run.body.resume) return run.push(...answer('a2', ['done'])), run.finish();
+          run.push(...pausedTurn('a1', [{ kind: 'approval', toolCallId: 'c1', name: 'delete' }]));
+          run.finish('approval');
+        },
+      },
+      { persist: { load: () => undefined, save: (_, record) => void saved.push(structuredClone(record)) } },
+    );
+    await until(() => store.getSnapshot().status === 'ready');
+    expect(store.getSnapshot().sendBlocked).toBeUndefined();
+    await store.send('delete it');
+    await store.persisted();
+    const before = store.getSnapshot();
+    expect(before.sendBlocked).toEqual({ code: 'run_paused', message: 'The run is waiting for an approval', retryable: false });
+    const writes = saved.length;
+    const refused = await store.send('never mind').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(ParlanceError.isInstance(refused) && refused.code).toBe('run_paused');
+    expect(store.getSnapshot().thread).toBe(before.thread);
+    expect(store.getSnapshot().queue).toEqual([]);
+    expect(mock.runs).toHaveLength(1);
+    await store.persisted();
+    expect(saved).toHaveLength(writes);
+    // Once answered, sending works again.
+    await store.approve('c1');
+    expect(store.getSnapshot().sendBlocked).toBeUndefined();
+    await store.send('thanks');
+    expect(mock.runs).toHaveLength(3);
+  });
+
+  it('a turn refused before its run started keeps its error in the thread; the next send builds on it and retry() asks again', async () => {
+    let fail = true;
+    const { mock, store } = setup({ chatError: () => (fail ? { status: 529, code: 'overloaded', message: 'busy' } : undefined), onChat: (run) => run.finish() });
+    await store.send('first');
+    expect(store.getSnapshot().thread.messages).toEqual([
+      expect.objectContaining({ id: 'id1', role: 'user' }),
+      { id: 'id1-failed', role: 'assistant', parts: [], error: { code: 'overloaded', message: 'busy', status: 529, retryable: true } },
+    ]);
+    fail = false;
+    await store.retry();
+    expect((mock.requests.at(-1)!.body as { thread: Thread }).thread.messages.map((m) => m.id)).toEqual(['id1']);
+    fail = true;
+    await store.send('second');
+    fail = false;
+    await store.send('third');
+    expect((mock.requests.at(-1)!.body as { thread: Thread }).thread.messages.map((m) => m.id)).toEqual(['id1', 'id4', 'id4-failed', 'id6']);
   });
 
   it('notifies only the streaming message, at most once per flush, and keeps the id list stable', async () => {

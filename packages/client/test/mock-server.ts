@@ -6,7 +6,7 @@
  * `formatSseFrame`, and can be cut into chunks of N bytes to split frames (and
  * multibyte characters) anywhere.
  */
-import { formatEventId, formatSseFrame, parseEventId, type Event, type HaltReason, type Thread, type Usage } from '@parlance/protocol';
+import { formatEventId, formatSseFrame, parseEventId, type Event, type HaltReason, type PendingInput, type Thread, type Usage } from '@parlance/protocol';
 import type { ChatRequestBody } from '../src/transport.ts';
 
 export interface MockRun {
@@ -171,4 +171,22 @@ export async function until(check: () => unknown, timeoutMs = 2000): Promise<voi
     if (Date.now() > end) throw new Error(`Timed out waiting for ${check}`);
     await new Promise((r) => setTimeout(r, 1));
   }
+}
+
+/**
+ * The events of an answer that calls tools and pauses for them, as the engine emits them: the
+ * calls, the approval / question events, then `run-paused` (which the fold writes into the thread).
+ * Follow with `run.finish(haltReason)`.
+ */
+export function pausedTurn(messageId: string, waitingFor: (Omit<PendingInput, 'name'> & { name?: string })[]): Event[] {
+  const events: Event[] = [{ type: 'step-start', step: 0 }, { type: 'message-start', messageId }];
+  const pending = waitingFor.map((p) => ({ ...p, name: p.name ?? 'tool', input: p.input ?? {} }));
+  for (const p of pending) events.push({ type: 'tool-call-start', id: p.toolCallId, name: p.name }, { type: 'tool-call-end', id: p.toolCallId, input: p.input });
+  events.push({ type: 'finish', finishReason: 'tool-calls', usage: {} });
+  for (const p of pending) {
+    if (p.kind === 'approval') events.push({ type: 'approval-requested', toolCallId: p.toolCallId, name: p.name, input: p.input });
+    if (p.kind === 'ask-user') events.push({ type: 'ask-user', toolCallId: p.toolCallId, question: p.question ?? '' });
+  }
+  events.push({ type: 'run-paused', waitingFor: pending });
+  return events;
 }

@@ -42,8 +42,14 @@ it('a store that is down is a typed, retryable store_unavailable error, and the 
   });
   await store.send('hi');
   expect(store.getSnapshot()).toMatchObject({ status: 'error', error: { code: 'store_unavailable', status: 503, retryable: true } });
-  expect(store.getSnapshot().thread.messages.map((m) => m.role)).toEqual(['user']);
+  // The message is kept, with the failed turn marked after it (so a new message is not merged into it).
+  expect(store.getSnapshot().thread.messages.map((m) => [m.role, m.error?.code])).toEqual([
+    ['user', undefined],
+    ['assistant', 'store_unavailable'],
+  ]);
   down = false;
   await store.retry();
   expect(store.getSnapshot().status).toBe('ready');
+  expect(store.getSnapshot().thread.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  expect(store.getSnapshot().thread.messages.some((m) => m.error)).toBe(false);
 });

@@ -206,10 +206,12 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
     const o: SharedOptions = mergeOptions(defaults, call);
     const resolved = model(o.model);
     // An assistant message with nothing in it (a request that failed before the model said anything)
-    // carries nothing for the model; dropped, so retrying a failed run does not grow the thread.
-    const messages = [...(call.thread?.messages ?? []), ...(call.messages ?? []).map((m) => toMessage(m, generateId))].filter(
-      (m) => m.role !== 'assistant' || m.parts.length > 0 || m.pause !== undefined,
-    );
+    // carries nothing for the model; dropped, so retrying a failed run does not grow the thread. A
+    // failed turn (its `error` set) stays, so the next message is not merged into it (see
+    // withoutFailedTurns), unless it is the last message: sending that thread again retries it.
+    const given = [...(call.thread?.messages ?? []), ...(call.messages ?? []).map((m) => toMessage(m, generateId))];
+    const last = call.prompt === undefined ? given.length - 1 : given.length;
+    const messages = given.filter((m, i) => m.role !== 'assistant' || m.parts.length > 0 || m.pause !== undefined || (m.error !== undefined && i < last));
     if (call.prompt !== undefined) messages.push(toMessage({ role: 'user', content: call.prompt }, generateId));
     const { tools, sources } = splitTools(o.tools);
     const base: RunConfig['base'] = {};

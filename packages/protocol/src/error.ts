@@ -29,6 +29,8 @@ export const ERROR_CODES = [
   'store_unavailable',
   /** A chat is streaming a response: editing, regenerating or switching versions waits until it ends (`await chat.idle()`). */
   'busy',
+  /** The run is paused for an approval, an answer or a client tool result; answer it first (see `pendingInputs`). */
+  'run_paused',
   'unknown',
 ] as const;
 

@@ -106,6 +106,24 @@ describe('the fold', () => {
     expect(response.finishReason).toBe('error');
   });
 
+  it('leaves a failed run\'s error on the message that failed, or on a new one when none started', () => {
+    const user = { id: 'u1', role: 'user' as const, parts: [{ type: 'text' as const, text: 'hi' }] };
+    const started = foldEvents(
+      [
+        { type: 'message-start', messageId: 'a1' },
+        { type: 'error', code: 'overloaded', message: 'Overloaded', retryable: true },
+        { type: 'finish', finishReason: 'error', usage: {} },
+        { type: 'chat-finish', haltReason: 'error', usage: {}, error: { code: 'overloaded', message: 'Overloaded' } },
+      ],
+      createFoldState([user]),
+    );
+    expect(started.messages[1]).toEqual({ id: 'a1', role: 'assistant', parts: [], error: { code: 'overloaded', message: 'Overloaded', retryable: true } });
+    const none = foldEvents([{ type: 'chat-finish', haltReason: 'error', usage: {} }], createFoldState([user]));
+    expect(none.messages).toEqual([user, { id: 'msg-1', role: 'assistant', parts: [], error: { code: 'unknown', message: 'The run failed', retryable: false } }]);
+    const ok = foldEvents([{ type: 'message-start', messageId: 'a1' }, { type: 'chat-finish', haltReason: 'completed', usage: {} }], createFoldState([user]));
+    expect(ok.messages[1]!.error).toBeUndefined();
+  });
+
   it('folds a multi-step run into assistant and tool messages and sums usage across steps', () => {
     const state = foldEvents(
       [

@@ -373,6 +373,7 @@ export function reduceEvents(previous: FoldState, event: Event): FoldState {
       closeOpenBlocks(state);
       state.haltReason = event.haltReason;
       state.totalUsage = event.usage;
+      if (event.haltReason === 'error') failOn(state, { code: 'unknown', message: 'The run failed', retryable: false, ...state.error, ...event.error });
       return state;
     case 'run-paused':
       pauseOn(state, event);
@@ -397,6 +398,16 @@ function pauseOn(state: Fold, event: Extract<Event, { type: 'run-paused' }>): vo
       return;
     }
   }
+}
+
+/**
+ * A failed run leaves its error on the message that failed (the one streaming, or a new empty
+ * assistant message when it failed before one started), so a saved thread shows the failure and a
+ * model request can leave the failed turn out instead of merging the next user message into it.
+ */
+function failOn(state: Fold, error: ErrorPayload): void {
+  ensureCurrent(state);
+  state.setMessage(state.current, { ...state.message(state.current)!, error });
 }
 
 function assertNever(value: never): never {

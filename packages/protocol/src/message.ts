@@ -3,7 +3,7 @@
  * thread can be saved, sent and reloaded anywhere (see thread.ts).
  */
 
-/** Opaque per-dialect data kept for round trips, keyed by dialect id (signatures, encrypted reasoning, item ids). */
+import type { ErrorPayload } from './error.ts';
 import type { RunPause } from './pending.ts';
 
 /**
@@ -190,6 +190,12 @@ export interface Message {
   provenance?: Provenance;
   /** On an assistant message: the run paused here, waiting for these inputs (see `pendingInputs`). */
   pause?: RunPause;
+  /**
+   * On an assistant message: the turn failed here, with this error (what the user saw). A failed
+   * turn stays in the thread; a model request leaves out a failed message with no parts and the
+   * user turn it failed to answer, so the next message is never merged into the failed one.
+   */
+  error?: ErrorPayload;
 }
 
 /**

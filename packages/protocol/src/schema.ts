@@ -163,6 +163,16 @@ export const messageSchema: Schema<Message> = schema(
         signature: optional(string),
       }),
     ),
+    error: optional(
+      object({
+        code: string,
+        message: string,
+        retryable: boolean,
+        status: optional(number),
+        retryAfterMs: optional(number),
+        path: optional(array(any)),
+      }),
+    ),
   }),
 );
 

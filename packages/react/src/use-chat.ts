@@ -52,6 +52,20 @@ export interface UseChatResult extends ChatState {
  * randomness or time while rendering, so it server-renders and prerenders (Next.js `cacheComponents`).
  * `api` is where the Parlance routes are mounted (a handler's `basePath`).
  *
+ * What the returned state means for a UI:
+ * - `pending`: what a paused run waits for (approvals, questions, client tool results), derived
+ *   from the thread itself, so it survives a reload. Answer with `approve` / `deny` / `answer` /
+ *   `submitToolResult`; once every input has one, the run continues.
+ * - `sendBlocked`: set while the run is paused (`pending` is not empty). `send()` is then refused:
+ *   it rejects with a `ParlanceError` of code `'run_paused'` and nothing is sent, queued or saved.
+ *   Disable sending while it is set, keep the user's draft, and show `sendBlocked.message` (or your
+ *   own hint); to move on, deny or answer first.
+ * - `queue`: messages sent while an answer streams. They are shown at once (render them after the
+ *   thread, marked as queued) and sent when the answer ends (`sendMode: 'interrupt'` stops it first).
+ * - A failed turn stays in the thread: its assistant message carries `error` and nothing else. The
+ *   next `send()` builds on the thread (the failed turn is not sent to the model again); `retry()`
+ *   asks again for the failed message instead.
+ *
  * @example
  * 'use client';
  * import { useChat } from '@parlance/react';
@@ -66,6 +80,14 @@ export interface UseChatResult extends ChatState {
  *     </form>
  *   );
  * }
+ *
+ * @example Keeping the draft while the run waits for an approval
+ * ```tsx
+ * const chat = useChat({ api: '/api', threadId, persist: localStorageAdapter() });
+ * <textarea value={draft} onChange={(e) => setDraft(e.target.value)} />
+ * {chat.sendBlocked && <p role="status">{chat.sendBlocked.message}</p>}
+ * <button disabled={!!chat.sendBlocked} onClick={() => (void chat.send(draft), setDraft(''))}>Send</button>
+ * ```
  */
 export function useChat(options: UseChatOptions): UseChatResult {
   const [holder, setHolder] = useState(() => ({ store: new ChatStore(options), threadId: options.threadId }));

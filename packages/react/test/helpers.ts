@@ -1,4 +1,4 @@
-export { answer, createMockServer, type MockRun } from '../../client/test/mock-server.ts';
+export { answer, createMockServer, pausedTurn, type MockRun } from '../../client/test/mock-server.ts';
 import type { Message } from '@parlance/protocol';
 
 export const textOf = (m: Message | undefined) => m?.parts.map((p) => ('text' in p ? p.text : '')).join('') ?? '';

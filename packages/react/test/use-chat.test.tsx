@@ -2,7 +2,7 @@ import { localStorageAdapter } from '@parlance/client';
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useChat, type UseChatOptions } from '../src/use-chat.ts';
-import { answer, createMockServer, textOf } from './helpers.ts';
+import { answer, createMockServer, pausedTurn, textOf } from './helpers.ts';
 
 beforeEach(() => {
   vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => setTimeout(() => cb(performance.now()), 0));
@@ -120,7 +120,7 @@ describe('useChat', () => {
     const mock = createMockServer({
       onChat: (run) => {
         if (run.body.resume) return run.push(...answer('a2', ['done'])), run.finish();
-        run.push({ type: 'message-start', messageId: 'a1' }, { type: 'tool-call-start', id: 'c1', name: 'now' }, { type: 'tool-call-end', id: 'c1', input: {} });
+        run.push(...pausedTurn('a1', [{ kind: 'client-tool', toolCallId: 'c1', name: 'now' }]));
         run.finish('client-tool-calls');
       },
     });
@@ -136,19 +136,19 @@ describe('useChat', () => {
       onChat: (run) => {
         if (run.body.resume) return run.finish();
         run.push(
-          { type: 'message-start', messageId: 'a1' },
-          { type: 'tool-call-start', id: 'c0', name: 'pick' },
-          { type: 'tool-call-end', id: 'c0', input: {} },
-          { type: 'approval-requested', toolCallId: 'c1', name: 'rm', input: {} },
-          { type: 'approval-requested', toolCallId: 'c2', name: 'mv', input: {} },
-          { type: 'ask-user', toolCallId: 'c3', question: 'Which?' },
+          ...pausedTurn('a1', [
+            { kind: 'approval', toolCallId: 'c1', name: 'rm' },
+            { kind: 'approval', toolCallId: 'c2', name: 'mv' },
+            { kind: 'ask-user', toolCallId: 'c3', question: 'Which?' },
+            { kind: 'client-tool', toolCallId: 'c0', name: 'pick' },
+          ]),
         );
-        run.finish('client-tool-calls');
+        run.finish('approval');
       },
     });
     const { result } = renderChat(mock);
     await act(() => result.current.send('go'));
-    expect(result.current.pending.map((p) => `${p.kind}:${p.toolCallId}`)).toEqual(['approval:c1', 'approval:c2', 'ask-user:c3', 'tool-call:c0']);
+    expect(result.current.pending.map((p) => `${p.kind}:${p.toolCallId}`)).toEqual(['approval:c1', 'approval:c2', 'ask-user:c3', 'client-tool:c0']);
     await act(async () => {
       void result.current.approve('c1');
       void result.current.deny('c2', 'no');
@@ -190,5 +190,21 @@ describe('useChat', () => {
     expect(page2.result.current.haltReason).toBe('cancelled');
     expect(textOf(page2.result.current.messages[1])).toBe(deltas.slice(0, 22).join(''));
     page2.unmount();
+  });
+
+  it('returns sendBlocked while the run is paused, and send() then rejects with run_paused', async () => {
+    const mock = createMockServer({
+      onChat: (run) => {
+        if (run.body.resume) return run.push(...answer('a2', ['ok'])), run.finish();
+        run.push(...pausedTurn('a1', [{ kind: 'approval', toolCallId: 'c1', name: 'rm' }]));
+        run.finish('approval');
+      },
+    });
+    const { result } = renderChat(mock);
+    await act(() => result.current.send('delete'));
+    expect(result.current.sendBlocked).toMatchObject({ code: 'run_paused' });
+    await expect(result.current.send('other')).rejects.toMatchObject({ code: 'run_paused' });
+    await act(() => result.current.approve('c1'));
+    expect(result.current.sendBlocked).toBeUndefined();
   });
 });

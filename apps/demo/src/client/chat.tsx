@@ -3,6 +3,7 @@
  * run, stop / regenerate, edit and the versions they keep, and the composer. `useChat` keeps the thread in
  * localStorage; a reload in the middle of an answer resumes its stream.
  */
+import { messageText } from '@parlance/protocol';
 import { ChatProvider, useChat, useThreadMessageIds } from '@parlance/react';
 import { threadKeys } from '@parlance/react/query';
 import { useQueryClient } from '@tanstack/react-query';
@@ -93,7 +94,8 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
   function submit(event?: FormEvent) {
     event?.preventDefault();
     const text = draft.trim();
-    if (!text) return;
+    // While the run waits for an approval (or an answer), sending is refused: the draft stays in the box.
+    if (!text || chat.sendBlocked) return;
     setDraft('');
     void chat.send(text);
     // The thread is saved as soon as it has a message: list it in the sidebar now, not when the answer ends.
@@ -118,6 +120,12 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
         {ids.map((id) => (
           <MessageRow key={id} id={id} streaming={busy && id === lastId} turn={turns.get(id)} version={versions.get(id)} canBranch={canBranch} />
         ))}
+        {chat.queue.map((m) => (
+          <div className="row user queued" data-testid="queued-message" key={m.id}>
+            <div className="bubble">{messageText(m)}</div>
+            <div className="queued-note">Queued: sent when the answer ends</div>
+          </div>
+        ))}
         {canRegenerate && (
           <div className="message-actions">
             <button type="button" onClick={() => void chat.regenerate()}>
@@ -137,7 +145,11 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
         )}
       </div>
       <form className="composer" onSubmit={submit}>
-        {awaitingApproval && <div className="hint">Approve or deny the tool call above to continue.</div>}
+        {chat.sendBlocked && (
+          <div className="hint" role="status" data-testid="send-blocked">
+            {awaitingApproval ? 'Approve or deny the tool call above to continue; then you can send your message.' : `${chat.sendBlocked.message}.`}
+          </div>
+        )}
         <textarea
           aria-label="Message"
           placeholder="Message the model (Enter to send, Shift+Enter for a new line)"
@@ -152,7 +164,7 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
               Stop
             </button>
           ) : (
-            <button type="submit" className="primary" disabled={!draft.trim() || chat.status === 'loading'}>
+            <button type="submit" className="primary" disabled={!draft.trim() || chat.status === 'loading' || !!chat.sendBlocked}>
               Send
             </button>
           )}

@@ -61,7 +61,7 @@ function ToolCall({ part, messageId }: { part: ToolCallPart; messageId: string }
   const denied = result?.isError === true && typeof result.output === 'string' && DENIED.test(result.output);
   const failed = result?.isError === true && !denied;
   const asking = pending?.kind === 'ask-user' ? pending : undefined;
-  const clientTool = pending?.kind === 'tool-call';
+  const clientTool = pending?.kind === 'client-tool';
   const state = result ? (denied ? 'denied' : failed ? 'error' : 'done') : waiting ? 'needs approval' : asking ? 'needs an answer' : clientTool ? 'needs your browser' : 'running…';
   return (
     <div className={`tool-call ${failed ? 'is-error' : ''}`} data-testid="tool-call" data-tool={part.name}>
@@ -181,6 +181,21 @@ function PartView({ part, streaming, messageId }: { part: Part; streaming: boole
   }
 }
 
+/** A failed turn kept in the thread; the last one of a chat in error is shown by the chat's alert instead. */
+function FailedTurn({ id, message }: { id: string; message: string }) {
+  const store = useChatStore();
+  const get = () => {
+    const s = store.getSnapshot();
+    return s.status === 'error' && s.thread.messages.at(-1)?.id === id;
+  };
+  if (useSyncExternalStore(store.subscribe, get, get)) return null;
+  return (
+    <div className="row assistant" data-testid="failed-turn">
+      <div className="failed-turn">No answer: {message}</div>
+    </div>
+  );
+}
+
 /**
  * The engine's summary of older messages (the thread outgrew the model's window): shown
  * where it was made, folded, like the "conversation compacted" notes of chat products.
@@ -283,8 +298,8 @@ export function MessageRow({
     const text = message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
     return <UserMessage id={id} text={text} canEdit={canBranch} versions={versions} />;
   }
-  // An answer that failed before its first word has nothing to show (the error says why).
-  if (message.parts.length === 0) return versions ? <div className="row assistant">{versions}</div> : null;
+  // An answer that failed before its first word: the error says why (in the alert while it is the current error).
+  if (message.parts.length === 0) return message.error ? <FailedTurn id={id} message={message.error.message} /> : versions ? <div className="row assistant">{versions}</div> : null;
   const last = message.parts.length - 1;
   return (
     <div className="row assistant" data-testid="assistant-message" data-message-id={message.id}>

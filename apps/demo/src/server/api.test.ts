@@ -197,4 +197,25 @@ describe('the demo API with @parlance/client', () => {
     expect(JSON.stringify(last.messages.slice(1))).not.toContain('code please');
     expect(lastText(store).length).toBeGreaterThan(0);
   });
+
+  // Issue #12 item 3: the failed turn left an empty assistant message, which the Anthropic encoder
+  // drops, so the next user message was merged into the failed one ("error" again: a 529 forever).
+  it('a failed turn keeps its error in the thread and the next message reaches the model on its own', async () => {
+    const { chat, mock } = setup();
+    const store = chat();
+    await store.send('show me an error');
+    const failed = store.getSnapshot().thread.messages.at(-1)!;
+    expect(failed).toMatchObject({ role: 'assistant', parts: [], error: { code: 'overloaded', message: expect.stringContaining(ERROR_MESSAGE) } });
+    await store.send('hello again');
+    expect(store.getSnapshot()).toMatchObject({ status: 'ready', haltReason: 'completed' });
+    expect(lastText(store)).toContain('You said: **hello again**');
+    const sent = (mock.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] }).messages;
+    expect(sent).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hello again' }] }]);
+    // retry() after a failure asks again for the failed message, without the failed answer.
+    await store.send('another error');
+    await store.retry();
+    const retried = (mock.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] }).messages;
+    expect(retried.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'another error' }] });
+    expect(store.getSnapshot().thread.messages.filter((m) => m.error)).toHaveLength(2);
+  });
 });

@@ -39,6 +39,7 @@ import type { ResolvedSchema } from '../tools/schema.ts';
 import type { AnyTool } from '../tools/tool.ts';
 import type { ContextPolicy } from '../context/context-policy.ts';
 import { createEventQueue } from './event-queue.ts';
+import { withoutFailedTurns } from './failed-turns.ts';
 import { owedCalls, withMissingResults } from './pending.ts';
 import { addToCollect, createCollectState, toChatResult, type CollectState, type StepResult } from './result.ts';
 import { HookError, isAbort, runToolCall, type CallOutcome, type Resolution } from './run-tool.ts';
@@ -173,7 +174,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
   };
 
   const buildRequest = (): Omit<ModelRequest, 'model'> => {
-    let messages = withMissingResults(fold.messages);
+    let messages = withMissingResults(withoutFailedTurns(fold.messages));
     if (feedback.size > 0) {
       messages = messages.flatMap((m) => {
         const text = feedback.get(m.id);
