@@ -2,17 +2,19 @@
 /**
  * The browser cost of Parlance's React layer: @parlance/react + @parlance/client +
  * @parlance/protocol, bundled, minified and gzipped, with react, react-dom and
- * react-query external (the app has them anyway). Budget: 13.5 KB (12 KB until branching
- * threads, issue #20: the version tree's codec, fork/switch and the store's edit cost ~1.1 KB).
+ * react-query external (the app has them anyway). Budget: 14 KB (12 KB until branching
+ * threads, issue #20: the version tree's codec, fork/switch and the store's edit cost ~1.1 KB;
+ * then ~0.6 KB for issues #11-#13: a paused run derived from the thread, sends refused while
+ * paused, failed turns kept, stored records quarantined, the run refolded after a reload).
  */
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
 
-const BUDGET = 13.5 * 1024;
+const BUDGET = 14 * 1024;
 
-it('bundles react + client + protocol under 13.5 KB gzipped', async () => {
+it('bundles react + client + protocol under 14 KB gzipped', async () => {
   const result = await build({
     stdin: {
       contents: "export * from '@parlance/react';\nexport * from '@parlance/client';\nexport * from '@parlance/protocol';\n",
