@@ -19,12 +19,12 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
-import { serveMockProvider } from '@parlance/testing';
 import type { FromServer, ToServer } from './server-process.ts';
 
 type FromServerMeasured = Extract<FromServer, { type: 'measured' }>;
-import { directChat, type Expect, probeDirectRequest, serverChat, type StreamResult } from './sse-client.ts';
-import { type BatchSummary, mb, ms, signedMb, summarize, table } from './stats.ts';
+import { serveBenchMock } from './bench-mock.ts';
+import { directChat, probeDirectRequest, serverChat, type StreamResult } from './sse-client.ts';
+import { type BatchSummary, LATENCY_HEADERS, latencyCells, mb, ms, signedMb, summarize, table } from './stats.ts';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 50);
@@ -68,12 +68,7 @@ function ask<T extends FromServer['type']>(message: ToServer, reply: T) {
 
 async function main() {
   const loadAtStart = loadavg()[0]!;
-  const deltas = Array.from({ length: DELTAS }, (_, i) => `tok${i} `);
-  const expect: Expect = { deltas };
-  const mock = await serveMockProvider({
-    dialect: 'openai_completions',
-    script: [{ text: deltas, usage: { inputTokens: 5, outputTokens: DELTAS }, delayMs: DELAY_MS }],
-  });
+  const { mock, expect } = await serveBenchMock(DELTAS, DELAY_MS);
   child = fork(new URL('./server-process.ts', import.meta.url), {
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there.
     execArgv: ['--expose-gc', '--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
@@ -158,20 +153,14 @@ async function main() {
   const batches = [seqDirect, seqServer, ...rounds.flatMap((r) => [r.direct, r.server])];
   console.log(
     table([
-      ['batch', 'conc.', 'completed', 'failed', 'frames/stream', 'TTFB p50', 'p99', 'first token p50', 'p99', 'stream p50', 'p99', 'wall ms'],
+      ['batch', 'conc.', 'completed', 'failed', 'frames/stream', ...LATENCY_HEADERS],
       ...batches.map((b) => [
         b.label,
         String(b.concurrency),
         String(b.completed),
         String(b.failed),
         b.framesPerStream,
-        ms(b.ttfb.p50),
-        ms(b.ttfb.p99),
-        ms(b.ttft.p50),
-        ms(b.ttft.p99),
-        ms(b.total.p50),
-        ms(b.total.p99),
-        ms(b.wallMs),
+        ...latencyCells(b),
       ]),
     ]),
   );

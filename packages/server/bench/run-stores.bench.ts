@@ -20,12 +20,12 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
-import { serveMockProvider } from '@parlance/testing';
 import { Redis } from 'ioredis';
 import { startRedis } from '../test/redis-server.ts';
 import type { FromInstance, ToInstance } from '../test/store-server-process.ts';
-import { type DirectRequest, directChat, type Expect, probeDirectRequest, serverChat, type StreamResult } from './sse-client.ts';
-import { type BatchSummary, ms, summarize, table } from './stats.ts';
+import { serveBenchMock } from './bench-mock.ts';
+import { type DirectRequest, directChat, probeDirectRequest, serverChat, type StreamResult } from './sse-client.ts';
+import { type BatchSummary, LATENCY_HEADERS, latencyCells, ms, summarize, table } from './stats.ts';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 50);
@@ -79,12 +79,7 @@ async function processedByRedis(redis: Redis): Promise<number> {
 
 async function main() {
   const loadAtStart = loadavg()[0]!;
-  const deltas = Array.from({ length: DELTAS }, (_, i) => `tok${i} `);
-  const expect: Expect = { deltas };
-  const mock = await serveMockProvider({
-    dialect: 'openai_completions',
-    script: [{ text: deltas, usage: { inputTokens: 5, outputTokens: DELTAS }, delayMs: DELAY_MS }],
-  });
+  const { mock, expect } = await serveBenchMock(DELTAS, DELAY_MS);
   const redisServer = await startRedis();
   const redis = new Redis(redisServer.url);
 
@@ -150,18 +145,12 @@ async function main() {
   console.log(`machine: ${availableParallelism()} CPUs, 1-min load average ${loadAtStart.toFixed(2)} at start, ${loadavg()[0]!.toFixed(2)} at end\n`);
   console.log(
     table([
-      ['batch', 'completed', 'failed', 'TTFB p50', 'p99', 'first token p50', 'p99', 'stream p50', 'p99', 'wall ms'],
+      ['batch', 'completed', 'failed', ...LATENCY_HEADERS],
       ...rows.flatMap((r) => [r.direct, r.server]).map((b) => [
         b.label,
         String(b.completed),
         String(b.failed),
-        ms(b.ttfb.p50),
-        ms(b.ttfb.p99),
-        ms(b.ttft.p50),
-        ms(b.ttft.p99),
-        ms(b.total.p50),
-        ms(b.total.p99),
-        ms(b.wallMs),
+        ...latencyCells(b),
       ]),
     ]),
   );

@@ -53,6 +53,14 @@ export const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) 
 export const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(2);
 export const signedMb = (bytes: number) => `${bytes >= 0 ? '+' : ''}${mb(bytes)}`;
 
+/** The latency columns of a batch's table row (times in ms): their headers, then {@link latencyCells}. */
+export const LATENCY_HEADERS = ['TTFB p50', 'p99', 'first token p50', 'p99', 'stream p50', 'p99', 'wall ms'];
+
+/** A batch's cells under {@link LATENCY_HEADERS}. */
+export function latencyCells(b: BatchSummary): string[] {
+  return [ms(b.ttfb.p50), ms(b.ttfb.p99), ms(b.ttft.p50), ms(b.ttft.p99), ms(b.total.p50), ms(b.total.p99), ms(b.wallMs)];
+}
+
 /** Left-aligned first column, right-aligned others. */
 export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
