@@ -1,7 +1,8 @@
 /**
- * The Playwright config of the framework apps: Debian's chromium, one worker, and the app's
- * production server (`next start`, `react-router-serve`) on a free 127.0.0.1 port with no
- * provider keys, so the demo's mock model answers. The specs are in ./specs, shared by all apps.
+ * The Playwright config of the browser-tested apps: Debian's chromium, one worker, and the app's
+ * production server (`next start`, `react-router-serve`, `tsx server.ts`) on a free 127.0.0.1 port
+ * with no provider keys, so the demo's mock model answers. The framework apps share the specs in
+ * ./specs; an app with its own specs (apps/ai-sdk-ui) names its `testDir`.
  */
 import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
@@ -18,8 +19,16 @@ function freePort(): number {
 }
 
 export interface FrameworkE2eOptions {
-  /** The command that serves the built app on 127.0.0.1:`port`. */
+  /** The command that serves the built app on 127.0.0.1:`port` (it also gets `PORT` and `HOST` in its environment). */
   command: (port: number) => string;
+  /** The specs, relative to the app's playwright.config.ts (default: the shared framework specs). */
+  testDir?: string;
+  /** The path that answers once the server is ready (default `/api/chat/models`). */
+  readyPath?: string;
+  /** More environment for the server (the provider keys stay empty). */
+  env?: Record<string, string>;
+  /** How long an `expect` waits for its condition, in ms (Playwright's default 5 s unless given). */
+  expectTimeoutMs?: number;
 }
 
 export function frameworkConfig(options: FrameworkE2eOptions): PlaywrightTestConfig {
@@ -27,10 +36,11 @@ export function frameworkConfig(options: FrameworkE2eOptions): PlaywrightTestCon
   const port = freePort();
   return defineConfig({
     // Relative to the app's playwright.config.ts (apps/<name>/).
-    testDir: '../../tooling/framework-e2e/specs',
+    testDir: options.testDir ?? '../../tooling/framework-e2e/specs',
     fullyParallel: false,
     workers: 1,
     timeout: 60_000,
+    ...(options.expectTimeoutMs !== undefined ? { expect: { timeout: options.expectTimeoutMs } } : {}),
     reporter: process.env.CI ? 'line' : 'list',
     use: {
       baseURL: `http://127.0.0.1:${port}`,
@@ -44,11 +54,11 @@ export function frameworkConfig(options: FrameworkE2eOptions): PlaywrightTestCon
     },
     webServer: {
       command: options.command(port),
-      url: `http://127.0.0.1:${port}/api/chat/models`,
+      url: `http://127.0.0.1:${port}${options.readyPath ?? '/api/chat/models'}`,
       reuseExistingServer: false,
       timeout: 120_000,
       // No provider keys: the tests talk to the demo's mock model only.
-      env: { PORT: String(port), HOST: '127.0.0.1', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', GOOGLE_GENERATIVE_AI_API_KEY: '' },
+      env: { ...options.env, PORT: String(port), HOST: '127.0.0.1', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', GOOGLE_GENERATIVE_AI_API_KEY: '' },
     },
   });
 }
