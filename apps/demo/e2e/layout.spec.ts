@@ -206,3 +206,21 @@ test('a page load asks for nothing that is not there (favicon included)', async 
     expect(response.headers()['content-type'], path).toMatch(/^image\//);
   }
 });
+
+test('a tool call that was never run (its run was cancelled) does not claim to be running', async ({ page }) => {
+  // A thread as a run cancelled mid-tool leaves it: the call, no result, no pause.
+  const thread = {
+    version: 1,
+    id: 'th_cancelledtool',
+    messages: [
+      { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather in Rome' }] },
+      { id: 'a1', role: 'assistant', parts: [{ type: 'tool-call', id: 'call_1', name: 'get_weather', input: { city: 'Rome' } }] },
+    ],
+  };
+  await page.evaluate((t) => localStorage.setItem(`parlance-demo:thread:${t.id}`, JSON.stringify(t)), thread);
+  await page.goto(`/#/t/${thread.id}`);
+  const card = page.getByTestId('tool-call');
+  await expect(card).toBeVisible();
+  await expect(card.locator('.tool-state')).toHaveText('not run');
+  await expect(page.getByRole('button', { name: 'Approve' })).toHaveCount(0);
+});
