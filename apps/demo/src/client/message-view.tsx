@@ -53,6 +53,8 @@ const MARKDOWN_COMPONENTS: Components = {
 /** The engine's words for a call the user denied (packages/engine run-tool.ts): a choice, not a failure. */
 const DENIED = /^The user denied this tool call/;
 
+const isLive = (status: string) => status === 'submitted' || status === 'streaming';
+
 function ToolCall({ part, messageId }: { part: ToolCallPart; messageId: string }) {
   const store = useChatStore();
   const result = useToolResult(messageId, part.id);
@@ -62,7 +64,23 @@ function ToolCall({ part, messageId }: { part: ToolCallPart; messageId: string }
   const failed = result?.isError === true && !denied;
   const asking = pending?.kind === 'ask-user' ? pending : undefined;
   const clientTool = pending?.kind === 'client-tool';
-  const state = result ? (denied ? 'denied' : failed ? 'error' : 'done') : waiting ? 'needs approval' : asking ? 'needs an answer' : clientTool ? 'needs your browser' : 'running…';
+  // Without a result or a pending input, a call runs only while its run is live; otherwise it never ran (a cancelled run).
+  const live = useSyncExternalStore(store.subscribe, () => isLive(store.getSnapshot().status), () => false);
+  const state = result
+    ? denied
+      ? 'denied'
+      : failed
+        ? 'error'
+        : 'done'
+    : waiting
+      ? 'needs approval'
+      : asking
+        ? 'needs an answer'
+        : clientTool
+          ? 'needs your browser'
+          : live
+            ? 'running…'
+            : 'not run';
   return (
     <div className={`tool-call ${failed ? 'is-error' : ''}`} data-testid="tool-call" data-tool={part.name}>
       <div className="tool-head">
