@@ -219,11 +219,13 @@ async function main() {
     forget();
     return r;
   };
-  const replay = (r: ChatResult): typeof fetch =>
+  /** A fetch answering with a recorded reply; `paced`: one recorded chunk per event-loop turn, as from a network. */
+  const replay = (r: ChatResult, paced = false): typeof fetch =>
     (async () => {
       let i = 0;
       const body = new ReadableStream<Uint8Array>({
-        pull(controller) {
+        async pull(controller) {
+          if (paced) await new Promise((resolve) => setImmediate(resolve));
           if (i < r.chunks.length) controller.enqueue(r.chunks[i++]!);
           else controller.close();
         },
@@ -269,6 +271,26 @@ async function main() {
       }
     row(`client per-delta cost, ${prior.toLocaleString('en')} prior messages`, s, us);
   }
+  // 5. React: commits and wall for a 5,000-delta reply at 0, 100 and 500 prior messages.
+  process.stdout.write('React… ');
+  const { renderReply } = await import('./react-commits.ts');
+  for (const prior of [0, 100, 500]) {
+    const recorded = { parlance: await record('parlance', 'd5000', prior), aisdk: await record('aisdk', 'd5000', prior) };
+    const messages = { parlance: priorParlance(prior), aisdk: priorUi(prior) };
+    const commits = series();
+    const wallMs = series();
+    // One measured round (after a warm-up on the empty thread): the AI SDK takes seconds per render here.
+    if (prior === 0) for (const system of SYSTEMS) await renderReply(system, replay(recorded[system], true), messages);
+    for (let round = 0; round < 1; round++)
+      for (const system of order(round)) {
+        const r = await renderReply(system, replay(recorded[system], true), messages);
+        commits[system].push(r.commits);
+        wallMs[system].push(r.wallMs);
+      }
+    row(`React commits, 5,000-delta reply, ${prior} prior messages`, commits, (x) => x.toFixed(0));
+    row(`React wall, 5,000-delta reply, ${prior} prior messages`, wallMs, ms);
+  }
+
   for (const system of SYSTEMS) {
     const at = (prior: number) => median(perDelta[prior]![system]);
     console.log(`\n${system}: per-delta cost at 10,000 prior messages is ${(at(10_000) / at(0)).toFixed(2)}x the empty thread's (1,000: ${(at(1_000) / at(0)).toFixed(2)}x)`);

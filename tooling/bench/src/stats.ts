@@ -16,7 +16,10 @@ export const us = (x: number): string => `${x.toFixed(2)} µs`;
 export const kb = (x: number): string => (x >= 1e6 ? `${(x / 1e6).toFixed(2)} MB` : `${(x / 1e3).toFixed(1)} KB`);
 export const mb = (x: number): string => `${(x / 2 ** 20).toFixed(1)} MB`;
 export const n = (x: number): string => x.toFixed(0);
-export const ratio = (a: number[], b: number[]): string => `${(median(a) / median(b)).toFixed(2)}x`;
+export const ratio = (a: number[], b: number[]): string => {
+  const r = median(a) / median(b);
+  return `${r < 0.1 ? r.toPrecision(2) : r.toFixed(2)}x`;
+};
 
 export interface Row {
   what: string;
