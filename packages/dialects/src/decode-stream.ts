@@ -8,7 +8,7 @@
 import type { Event } from '@parlance/protocol';
 import { createLineSplitter } from './shared/ndjson.ts';
 import { createSseFramer } from './shared/sse-framer.ts';
-import type { Decoder, Dialect, DecoderOptions, WireEvent } from './types.ts';
+import type { ClientDialect, Decoder, DecoderOptions, WireEvent } from './types.ts';
 
 /**
  * 
@@ -39,7 +39,7 @@ export interface Framer {
  * for (const wire of framer.push(chunkText)) handle(wire);
  * for (const wire of framer.flush()) handle(wire);
  */
-export function createFramer(framing: Dialect['framing']): Framer {
+export function createFramer(framing: ClientDialect['framing']): Framer {
   if (framing === 'ndjson') {
     const lines = createLineSplitter();
     return {
@@ -66,7 +66,7 @@ function abortMessage(signal: AbortSignal): string {
  * `yield` (which cost about half the decode time on long streams).
  */
 export function decodeDialectStream(
-  spec: Dialect,
+  spec: ClientDialect,
   body: ReadableStream<Uint8Array>,
   options: DecodeStreamOptions = {},
 ): AsyncIterableIterator<Event> {
@@ -178,7 +178,7 @@ export function decodeDialectStream(
 }
 
 /** Decodes a complete body held in memory (tests, the CLI). */
-export function decodeDialectText(spec: Dialect, text: string | Uint8Array, options: DecoderOptions = {}): Event[] {
+export function decodeDialectText(spec: ClientDialect, text: string | Uint8Array, options: DecoderOptions = {}): Event[] {
   const decoder = spec.createDecoder(options);
   const framer = createFramer(spec.framing);
   const source = typeof text === 'string' ? text : new TextDecoder().decode(text);

@@ -4,12 +4,14 @@ export { googleGemini } from './google-gemini/index.ts';
 export { ollamaChat } from './ollama-chat/index.ts';
 export { openaiCompletions } from './openai-completions/index.ts';
 export { openaiResponses } from './openai-responses/index.ts';
-export { decodeStream, decodeText, getDialect, isDialectId } from './registry.ts';
+export { getClientDialect, isDialectId } from './client-registry.ts';
+export { decodeStream, decodeText, getDialect } from './registry.ts';
 export { parseToolInput, type StreamState } from './shared/stream-state.ts';
 export { dropNullOptionals, strictJsonSchema, type StrictSchemaResult } from './shared/strict-schema.ts';
 export { MISSING_TOOL_RESULT, repairToolPairs } from './shared/tool-pairs.ts';
 export {
   DIALECT_IDS,
+  type ClientDialect,
   type Decoder,
   type DecoderFailure,
   type DecoderOptions,

@@ -1,16 +1,17 @@
 /**
- * All five dialects by id. Importing this module bundles every dialect; an app that
+ * All five dialects by id. Importing `getDialect` bundles every dialect, both sides (./client-registry.ts
+ * holds the client sides alone); an app that
  * speaks one imports its subpath (`@parlance/dialects/anthropic-messages`) instead.
  */
 import type { Event } from '@parlance/protocol';
-import { ParlanceError } from '@parlance/protocol';
+import { getClientDialect, isDialectId, unknownDialect } from './client-registry.ts';
 import { anthropicMessages } from './anthropic-messages/index.ts';
 import { decodeDialectStream, decodeDialectText, type DecodeStreamOptions } from './decode-stream.ts';
 import { googleGemini } from './google-gemini/index.ts';
 import { ollamaChat } from './ollama-chat/index.ts';
 import { openaiCompletions } from './openai-completions/index.ts';
 import { openaiResponses } from './openai-responses/index.ts';
-import { DIALECT_IDS, type Dialect, type DialectId, type DecoderOptions } from './types.ts';
+import type { ClientDialect, Dialect, DialectId, DecoderOptions } from './types.ts';
 
 const dialects: Record<DialectId, Dialect> = {
   openai_completions: openaiCompletions,
@@ -21,25 +22,13 @@ const dialects: Record<DialectId, Dialect> = {
 };
 
 /**
- * Whether a string names one of the five dialects.
- *
- * @example
- * const dialect = isDialectId(query.dialect) ? query.dialect : 'openai_completions';
- */
-export function isDialectId(value: unknown): value is DialectId {
-  return typeof value === 'string' && (DIALECT_IDS as readonly string[]).includes(value);
-}
-
-/**
  * The dialect with this id (throws `invalid_request` for an unknown one): encode a request, decode a stream.
  *
  * @example
  * const body = getDialect('google_gemini').encodeRequest({ model: 'gemini-2.5-flash', messages });
  */
 export function getDialect(id: DialectId | string): Dialect {
-  if (!isDialectId(id)) {
-    throw new ParlanceError('invalid_request', `Unknown dialect "${id}". Known dialects: ${DIALECT_IDS.join(', ')}`);
-  }
+  if (!isDialectId(id)) throw unknownDialect(id);
   return dialects[id];
 }
 
@@ -52,11 +41,11 @@ export function getDialect(id: DialectId | string): Dialect {
  * }
  */
 export function decodeStream(
-  dialect: DialectId | Dialect,
+  dialect: DialectId | ClientDialect,
   body: ReadableStream<Uint8Array>,
   options?: DecodeStreamOptions,
 ): AsyncIterableIterator<Event> {
-  return decodeDialectStream(typeof dialect === 'string' ? getDialect(dialect) : dialect, body, options);
+  return decodeDialectStream(typeof dialect === 'string' ? getClientDialect(dialect) : dialect, body, options);
 }
 
 /**
@@ -65,6 +54,6 @@ export function decodeStream(
  * @example
  * const events = decodeText('anthropic_messages', readFileSync('stream.sse', 'utf8'));
  */
-export function decodeText(dialect: DialectId | Dialect, text: string | Uint8Array, options?: DecoderOptions): Event[] {
-  return decodeDialectText(typeof dialect === 'string' ? getDialect(dialect) : dialect, text, options);
+export function decodeText(dialect: DialectId | ClientDialect, text: string | Uint8Array, options?: DecoderOptions): Event[] {
+  return decodeDialectText(typeof dialect === 'string' ? getClientDialect(dialect) : dialect, text, options);
 }

@@ -118,13 +118,14 @@ export interface EncodeOptions {
 }
 
 /**
- * A dialect: the client side (encode a request, decode the stream) and the server side (decode a request, encode responses).
+ * The client side of a dialect: encode a request, decode the stream. What calling a provider needs;
+ * `getClientDialect` returns it without bundling the server side (request decoding, response encoding).
  *
  * @example
- * const dialect: Dialect = getDialect('ollama_chat');
+ * const dialect: ClientDialect = getClientDialect('ollama_chat');
  * console.log(dialect.framing, dialect.path('llama3.2', { stream: true }));
  */
-export interface Dialect extends ResponseEncoding, RequestDecoding {
+export interface ClientDialect {
   id: DialectId;
   framing: 'sse' | 'ndjson';
   /** The request path relative to the provider's base URL. */
@@ -138,3 +139,12 @@ export interface Dialect extends ResponseEncoding, RequestDecoding {
   requestHeaders?(body: Record<string, unknown>): Record<string, string>;
   createDecoder(options?: DecoderOptions): Decoder;
 }
+
+/**
+ * A dialect: the client side (encode a request, decode the stream) and the server side (decode a request, encode responses).
+ *
+ * @example
+ * const dialect: Dialect = getDialect('ollama_chat');
+ * console.log(dialect.framing, dialect.path('llama3.2', { stream: true }));
+ */
+export interface Dialect extends ClientDialect, ResponseEncoding, RequestDecoding {}

@@ -3,10 +3,9 @@
  * Encoding lives in ./encode.ts (+ ./messages.ts), decoding in ./decode.ts.
  */
 import type { Dialect } from '../types.ts';
+import { anthropicMessagesClient } from './client.ts';
 import { decodeAnthropicRequest } from './decode-request.ts';
 import { anthropicResponseEncoding } from './encode-response.ts';
-import { createAnthropicDecoder } from './decode.ts';
-import { anthropicRequestHeaders, encodeAnthropicRequest } from './encode.ts';
 
 /**
  * The Anthropic Messages dialect (`POST /v1/messages`, SSE).
@@ -16,14 +15,9 @@ import { anthropicRequestHeaders, encodeAnthropicRequest } from './encode.ts';
  * const decoder = anthropicMessages.createDecoder();
  */
 export const anthropicMessages: Dialect = {
+  ...anthropicMessagesClient,
   ...anthropicResponseEncoding,
   decodeRequest: decodeAnthropicRequest,
-  id: 'anthropic_messages',
-  framing: 'sse',
-  path: () => '/v1/messages',
-  encodeRequest: encodeAnthropicRequest,
-  requestHeaders: anthropicRequestHeaders,
-  createDecoder: () => createAnthropicDecoder(),
 };
 
 export { anthropicRequestHeaders, closeObjectSchemas, COMPACTION_BETA, DEFAULT_MAX_TOKENS, EFFORT_BUDGETS, encodeAnthropicRequest } from './encode.ts';

@@ -3,10 +3,9 @@
  * https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion
  */
 import type { Dialect } from '../types.ts';
+import { ollamaChatClient } from './client.ts';
 import { decodeOllamaRequest } from './decode-request.ts';
 import { ollamaResponseEncoding } from './encode-response.ts';
-import { createOllamaDecoder } from './decode.ts';
-import { encodeOllamaRequest } from './encode.ts';
 
 /**
  * The Ollama chat dialect (`POST /api/chat`, NDJSON).
@@ -15,11 +14,7 @@ import { encodeOllamaRequest } from './encode.ts';
  * const events = decodeText(ollamaChat, recordedNdjson);
  */
 export const ollamaChat: Dialect = {
+  ...ollamaChatClient,
   ...ollamaResponseEncoding,
   decodeRequest: decodeOllamaRequest,
-  id: 'ollama_chat',
-  framing: 'ndjson',
-  path: () => '/api/chat',
-  encodeRequest: encodeOllamaRequest,
-  createDecoder: () => createOllamaDecoder(),
 };

@@ -4,10 +4,9 @@
  * Mistral, xAI, vLLM and LM Studio: https://platform.openai.com/docs/api-reference/chat
  */
 import type { Dialect } from '../types.ts';
+import { openaiCompletionsClient } from './client.ts';
 import { decodeCompletionsRequest } from './decode-request.ts';
 import { completionsResponseEncoding } from './encode-response.ts';
-import { createDecoder } from './decode.ts';
-import { encodeRequest } from './encode.ts';
 
 /**
  * 
@@ -16,13 +15,9 @@ import { encodeRequest } from './encode.ts';
  * const body = openaiCompletions.encodeRequest({ model: 'gpt-4.1', messages, tools });
  */
 export const openaiCompletions: Dialect = {
+  ...openaiCompletionsClient,
   ...completionsResponseEncoding,
   decodeRequest: decodeCompletionsRequest,
-  id: 'openai_completions',
-  framing: 'sse',
-  path: () => '/chat/completions',
-  encodeRequest,
-  createDecoder,
 };
 
 export { DEFAULT_REASONING_FIELDS, type ReasoningState } from './decode.ts';

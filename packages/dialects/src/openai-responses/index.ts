@@ -6,10 +6,9 @@
  * by the one decoder.
  */
 import type { Dialect } from '../types.ts';
+import { openaiResponsesClient } from './client.ts';
 import { decodeResponsesRequest } from './decode-request.ts';
 import { responsesResponseEncoding } from './encode-response.ts';
-import { createResponsesDecoder } from './decode.ts';
-import { encodeResponsesRequest } from './encode.ts';
 
 /**
  * The OpenAI Responses dialect (`POST /responses`, SSE).
@@ -18,11 +17,7 @@ import { encodeResponsesRequest } from './encode.ts';
  * for await (const event of decodeStream(openaiResponses, response.body!)) console.log(event.type);
  */
 export const openaiResponses: Dialect = {
+  ...openaiResponsesClient,
   ...responsesResponseEncoding,
   decodeRequest: decodeResponsesRequest,
-  id: 'openai_responses',
-  framing: 'sse',
-  path: () => '/responses',
-  encodeRequest: encodeResponsesRequest,
-  createDecoder: () => createResponsesDecoder(),
 };

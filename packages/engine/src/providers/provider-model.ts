@@ -4,7 +4,7 @@
  * stream, add provenance and cost. The stream never throws: whatever fails becomes
  * an `error` event and a `finish`, after everything that had already arrived.
  */
-import { getDialect } from '@parlance/dialects';
+import { getClientDialect } from '@parlance/dialects';
 import {
   ParlanceError,
   errorEvent,
@@ -82,7 +82,7 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
     };
 
     try {
-      const dialect = getDialect(dialectId);
+      const dialect = getClientDialect(dialectId);
       checkInput(request, info);
       const adjusted = adjustRequest(request, info, { requiresMaxOutputTokens: definition.requiresMaxOutputTokens, onWarning });
       const userHeaders = { ...lowerKeys(definition.headers), ...lowerKeys(settings.headers), ...lowerKeys(options.headers) };

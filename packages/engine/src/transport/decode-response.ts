@@ -3,7 +3,7 @@
  * decoder only sees that a read failed; the transport knows why (idle timeout,
  * connection reset, abort), so its error replaces the decoder's generic one.
  */
-import type { DecoderOptions, Dialect } from '@parlance/dialects';
+import type { ClientDialect, DecoderOptions } from '@parlance/dialects';
 import { decodeStream } from '@parlance/dialects';
 import { errorEvent, type Event } from '@parlance/protocol';
 import type { OpenedStream } from './transport.ts';
@@ -14,7 +14,7 @@ export interface DecodeResponseOptions {
 }
 
 export async function* decodeResponse(
-  dialect: Dialect,
+  dialect: ClientDialect,
   opened: OpenedStream,
   options: DecodeResponseOptions = {},
 ): AsyncGenerator<Event> {

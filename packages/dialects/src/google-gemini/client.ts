@@ -1,0 +1,17 @@
+/**
+ * The client half of the Google Gemini dialect (encode a request, decode the stream), without the
+ * server half (request decoding, response encoding), so an app that only calls providers does not bundle it.
+ */
+import type { ClientDialect } from '../types.ts';
+import { createGeminiDecoder } from './decode.ts';
+import { encodeGeminiRequest } from './encode.ts';
+
+/** The client half of `googleGemini`. */
+export const googleGeminiClient: ClientDialect = {
+  id: 'google_gemini',
+  framing: 'sse',
+  // `alt=sse` asks for SSE framing; without it the stream is one growing JSON array.
+  path: (model) => `/v1beta/models/${model.replace(/^models\//, '')}:streamGenerateContent?alt=sse`,
+  encodeRequest: encodeGeminiRequest,
+  createDecoder: () => createGeminiDecoder(),
+};
