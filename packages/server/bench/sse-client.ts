@@ -5,7 +5,7 @@
  * Line handling follows the SSE spec's event-stream interpretation
  * (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation).
  */
-import type { Event } from '@parlance/protocol';
+import { frameEventId, type Event } from '@parlance/protocol';
 import type { RecordedRequest } from '@parlance/testing';
 
 export interface SseFrame {
@@ -96,11 +96,14 @@ export async function serverChat(url: string, body: unknown, expect: Expect, sig
     const runId = res.headers.get('x-parlance-run-id');
     const events: Event[] = [];
     let problem: string | undefined;
+    let lastId: string | undefined;
     for await (const frame of sseFrames(res.body, () => (ttfb = performance.now() - start))) {
       if (frame.data === undefined) continue;
       const event = JSON.parse(frame.data) as Event;
-      if (!problem && frame.id !== `${runId}:${events.length}`) problem = `frame ${events.length} has id ${frame.id}`;
-      if (!problem && frame.event !== event.type) problem = `frame ${events.length} is named ${frame.event} but holds ${event.type}`;
+      // The lean wire: most deltas carry no `id:` and no frame carries `event:`; readers number an id-less delta from the one before.
+      const id = frameEventId(frame.id, event, lastId);
+      lastId = id ?? lastId;
+      if (!problem && id !== `${runId}:${events.length}`) problem = `frame ${events.length} has id ${id}`;
       if (event.type === 'text-delta' && event.delta !== '' && Number.isNaN(ttft)) ttft = performance.now() - start;
       events.push(event);
     }
