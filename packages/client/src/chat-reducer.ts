@@ -99,7 +99,17 @@ export type ChatAction =
   | { type: 'fail'; error: ErrorPayload }
   | { type: 'stopped' };
 
-const seq = (id: string | undefined) => parseEventId(id)?.sequence ?? -1;
+/**
+ * The sequence of an event id. One remembered entry: per delta the reducer compares the new id with
+ * the run's last one, which is the id it parsed the event before, so each id is parsed once.
+ */
+let seqMemo: [string | undefined, number] = [undefined, -1];
+const seq = (id: string | undefined): number => {
+  if (id === seqMemo[0]) return seqMemo[1];
+  const sequence = parseEventId(id)?.sequence ?? -1;
+  seqMemo = [id, sequence];
+  return sequence;
+};
 
 /** Events that change only the text or arguments being streamed (`*-delta`, `usage`): folded into the run, not yet into the thread. */
 const isDelta = (type: Event['type']) => type.endsWith('-delta') || type === 'usage';
@@ -249,10 +259,11 @@ function reduce(state: ChatState, action: ChatAction): ChatState {
 function foldEvent(state: ChatState, event: Event, id: string | undefined): ChatState {
   const { run } = state;
   // Frames from an ended run, or replayed ones (a resume overlapping what was folded), change nothing.
-  if (!run || (id !== undefined && seq(id) <= seq(run.lastEventId))) return state;
+  // The run's last id first: it is the one parsed for the event before (see `seq`).
+  if (!run || (id !== undefined && seq(run.lastEventId) >= seq(id))) return state;
   const fold = reduceEvents(run.fold, event);
-  const live: LiveRun = { ...run, fold };
-  delete live.unsettled;
+  // `unsettled: false` rather than `delete`: deleting a property makes V8 give the object a slow shape, per delta.
+  const live: LiveRun = { ...run, fold, unsettled: false };
   if (id !== undefined) live.lastEventId = id;
   const next: ChatState = { ...state, status: 'streaming', run: live };
   // Refolding after a reload: the thread keeps what was saved until the fold has caught up with it.
