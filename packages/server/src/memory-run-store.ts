@@ -126,10 +126,11 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     for (const w of waiters) w();
   }
 
-  function push(run: MemoryRun, event: Event): number {
+  /** `size`: the event's JSON length when the caller measured it already (each event is serialized once here). */
+  function push(run: MemoryRun, event: Event, size = JSON.stringify(event).length): number {
     if (!Array.isArray(run.events)) run.events = run.events.slice(0, run.events.length);
     run.events.push(event);
-    run.bytes += JSON.stringify(event).length;
+    run.bytes += size;
     wake(run);
     return run.events.length - 1;
   }
@@ -240,12 +241,13 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     async append(runId, event) {
       const run = runs.get(runId);
       if (!run || run.record.status === 'finished') throw new Error(`No running run ${runId}`);
+      const size = JSON.stringify(event).length;
       if (!isTerminalEvent(event)) {
         if (run.events.length >= limits.maxEventsPerRun) throw runLimitError(`${limits.maxEventsPerRun} events`);
-        if (run.bytes + JSON.stringify(event).length > limits.maxBytesPerRun) throw runLimitError(`${limits.maxBytesPerRun} bytes`);
+        if (run.bytes + size > limits.maxBytesPerRun) throw runLimitError(`${limits.maxBytesPerRun} bytes`);
       }
       run.leaseUntil = now() + limits.leaseMs;
-      return { seq: push(run, event), cancelled: run.record.cancelRequested === true };
+      return { seq: push(run, event, size), cancelled: run.record.cancelRequested === true };
     },
     async finish(runId) {
       const run = runs.get(runId);
