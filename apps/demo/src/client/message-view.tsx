@@ -7,7 +7,7 @@
 import type { PendingInput } from '@parlance/client';
 import { addUsage, type Message, type Part, type ReasoningPart, type SummaryPart, type ToolCallPart, type ToolResultPart, type Usage } from '@parlance/protocol';
 import { useChatStore, useMessage } from '@parlance/react';
-import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { useCallback, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { findResult } from './find-result.ts';
@@ -161,7 +161,18 @@ function useTurnUsage(turn: readonly string[], streaming: boolean): string | und
     if (live && Object.keys(live).length) total = addUsage(total ?? {}, live);
     return formatUsage(total);
   };
-  return useSyncExternalStore(store.subscribe, get, get);
+  // A finished turn's footer listens to its own messages only; just the streaming one follows every publication.
+  const subscribe = useCallback(
+    (listener: () => void) => {
+      const offs = turn.map((id) => store.subscribeMessage(id, listener));
+      if (streaming) offs.push(store.subscribe(listener));
+      return () => {
+        for (const off of offs) off();
+      };
+    },
+    [store, turn, streaming],
+  );
+  return useSyncExternalStore(subscribe, get, get);
 }
 
 function Footer({ message, turn, streaming }: { message: Message; turn: readonly string[]; streaming: boolean }) {
