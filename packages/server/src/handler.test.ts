@@ -263,4 +263,41 @@ describe('secrets', () => {
     expect(raw).not.toContain('sk-live-abcdef123456');
     expect(raw).toContain('Incorrect API key provided: [redacted]');
   });
+
+  it('scrubs a secret split across streamed deltas, and a runner failing mid-block still gets its held text out', async () => {
+    const app = createParlanceApp({
+      models,
+      env: { OPENAI_API_KEY: 'sk-live-abcdef123456' },
+      async *run() {
+        yield { type: 'message-start' };
+        yield { type: 'text-start', id: 't1' };
+        yield { type: 'text-delta', id: 't1', delta: 'key: sk-live-ab' };
+        yield { type: 'text-delta', id: 't1', delta: 'cdef123456, or sk-li' };
+        throw new Error('upstream went away');
+      },
+    });
+    const events = (await readAll(await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 's' })))).map((f) => f.data);
+    expect(JSON.stringify(events)).not.toContain('abcdef123456');
+    expect(textOf(events)).toBe('key: [redacted], or sk-li');
+    expect(events.slice(-3).map((e) => e?.type)).toEqual(['text-delta', 'error', 'chat-finish']);
+  });
+
+  it.each([
+    ['ends its stream', undefined],
+    ['is stopped at maxRunMs', 50],
+  ])('gives back the text it held when a runner %s mid-block', async (_, maxRunMs) => {
+    const app = createParlanceApp({
+      models,
+      env: { OPENAI_API_KEY: 'sk-live-abcdef123456' },
+      store: createMemoryRunStore(maxRunMs ? { limits: { maxRunMs } } : {}),
+      async *run() {
+        yield { type: 'message-start' };
+        yield { type: 'text-delta', id: 't1', delta: 'cut at sk-live' };
+        if (maxRunMs) await new Promise(() => {});
+      },
+    });
+    const events = (await readAll(await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 'e' })))).map((f) => f.data);
+    expect(textOf(events)).toBe('cut at sk-live');
+    expect(events.at(-1)).toMatchObject({ type: 'chat-finish', haltReason: 'error' });
+  });
 });

@@ -35,7 +35,7 @@ import { executeRun } from './run-execution.ts';
 import { type RunRecord, type RunStore, storeUnavailable } from './run-store.ts';
 import { type AllowedOrigins, checkJsonContentType, checkOrigin, jsonDepthExceeds } from './request-guard.ts';
 import { chatBodySchema, clientOptionsSchema, type ParsedChatBody } from './schema.ts';
-import { createScrubber, envSecrets } from './scrub.ts';
+import { createScrubber, envSecrets, type Scrubber } from './scrub.ts';
 import { createTrustResolver, isDevelopment, missingSecretError, type RunnerProfile, signingSecrets } from './server-trust.ts';
 import type { ZodType } from 'zod';
 import { sseResponse } from './sse.ts';
@@ -360,11 +360,13 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
         const input: ChatRunInput = { runId, thread, model, options: body.options ?? {}, signal, env, principal, generateId };
         if (body.resume) input.resume = body.resume;
         // Every event is scrubbed, then signed: what is signed is exactly what the browser gets.
-        const events = prepared(options.run(input), (raw) => scrub(raw.type === 'message-start' && !raw.messageId ? { ...raw, messageId: generateId('msg') } : raw));
+        const events = prepared(options.run(input), (raw) => (raw.type === 'message-start' && !raw.messageId ? { ...raw, messageId: generateId('msg') } : raw), scrub);
         return trust ? trust.signEvents(thread, events) : events;
       },
-      // The events executeRun writes itself (a runner's exception, a stop) are scrubbed too.
-      prepare: (event) => (event.type === 'error' || event.type === 'chat-finish' ? scrub(event) : event),
+      // The error executeRun writes itself (a runner's exception) is scrubbed too; the runner's events already were.
+      prepare: (event) => (event.type === 'error' ? scrub.event(event) : event),
+      // Text the scrubber still holds when a run ends mid-block (see `prepared`).
+      flush: () => scrub.flush(),
       onFinish: async (event) => {
         const finish: FinishedRun = { runId, principal, model, haltReason: event.haltReason, usage: event.usage };
         if (event.thread) finish.thread = event.thread;
@@ -528,9 +530,21 @@ function refuseSystemMessages(thread: Thread): void {
   }
 }
 
-/** The runner's events through `map`, one by one. */
-async function* prepared(events: AsyncIterable<Event>, map: (event: Event) => Event): AsyncGenerator<Event> {
-  for await (const event of events) yield map(event);
+/**
+ * The runner's events through `map`, then through the run's scrubber: a delta's tail that may begin a
+ * secret is held back and comes out before the event that must follow it (the block's next delta or
+ * end, a finish); what is still held when the stream ends is taken by `executeRun` (`flush`).
+ */
+async function* prepared(events: AsyncIterable<Event>, map: (event: Event) => Event, scrub: Scrubber): AsyncGenerator<Event> {
+  const released: Event[] = [];
+  for await (const raw of events) {
+    const event = scrub.push(map(raw), released);
+    if (released.length > 0) {
+      const before = released.splice(0);
+      for (const held of before) yield held;
+    }
+    if (event !== undefined) yield event;
+  }
 }
 
 /**

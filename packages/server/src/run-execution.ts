@@ -18,6 +18,12 @@ export interface RunExecution {
   run: (signal: AbortSignal) => AsyncIterable<Event>;
   /** Applied to each event before it is stored (message ids, secret scrubbing). */
   prepare: (event: Event) => Event;
+  /**
+   * Events `run`'s stream still holds back (text the secret scrubber held at the tail of a block), taken
+   * when the run ends without its `chat-finish` (the runner threw, stopped early or was stopped) and
+   * written before the run's own ending, so no text that was received is lost.
+   */
+  flush?: () => Event[];
   onFinish: (event: ChatFinishEvent) => Promise<void>;
   /** Gets what is hidden from the client (a runner's exception, a store failure). */
   onError: (error: unknown) => void;
@@ -96,6 +102,7 @@ export async function executeRun(execution: RunExecution): Promise<void> {
       execution.onError(error);
       // Only our own typed errors reach the client as they are; anything else may carry internals.
       const shown = ParlanceError.isInstance(error) ? error : new ParlanceError('server_error', 'Internal error');
+      for (const event of execution.flush?.() ?? []) await store.append(runId, event).catch(execution.onError);
       await store.append(runId, execution.prepare(errorEvent(shown))).catch(execution.onError);
     }
   } finally {
@@ -104,7 +111,7 @@ export async function executeRun(execution: RunExecution): Promise<void> {
     if (grace !== undefined) clearTimeout(grace);
     unsubscribe?.();
     if (!finished) {
-      const ending: Event[] = [];
+      const ending: Event[] = execution.flush?.() ?? [];
       if (stopped && stopped.code !== 'aborted') {
         ending.push(errorEvent(stopped));
         ending.push({ type: 'chat-finish', haltReason: 'error', usage: {}, error: { code: stopped.code, message: stopped.message } });
