@@ -45,4 +45,23 @@ describe('the chat reducer', () => {
     state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: 'a' }, id: 'run_1:2' });
     expect(messageText(settle(state).thread.messages[0]!)).toBe('a');
   });
+
+  it('ends a run with the thread its events fold to: the server sends no thread, only what it changed', () => {
+    // A turn cancelled before the model said anything left an empty assistant message: the run
+    // starts where the server's does (`runMessages`), without it.
+    const empty: Message = { id: 'cancelled', role: 'assistant', parts: [] };
+    let state = streaming([...prior(1), empty, { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'again' }] }]);
+    const rest: Event[] = [
+      { type: 'text-delta', id: 't', delta: 'Hello' },
+      { type: 'text-end', id: 't' },
+      { type: 'finish', finishReason: 'stop', usage: { outputTokens: 1 } },
+      { type: 'message-metadata', messageId: 'a', metadata: { usage: { outputTokens: 1 } } },
+      { type: 'chat-finish', haltReason: 'completed', usage: { outputTokens: 1 }, metadata: { trace: 'x' } },
+    ];
+    for (const [i, event] of rest.entries()) state = chatReducer(state, { type: 'event', event, id: `run_1:${i + 2}` });
+    expect(state.status).toBe('ready');
+    expect(state.thread.messages.map((m) => m.id)).toEqual(['m0', 'u2', 'a']);
+    expect(state.thread.messages[2]).toMatchObject({ parts: [{ type: 'text', text: 'Hello' }], metadata: { usage: { outputTokens: 1 } } });
+    expect(state.thread.metadata).toEqual({ trace: 'x' });
+  });
 });

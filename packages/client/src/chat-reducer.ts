@@ -10,6 +10,7 @@ import {
   parseEventId,
   pendingInputs,
   reduceEvents,
+  runMessages,
   type ErrorPayload,
   type Event,
   type FoldState,
@@ -154,8 +155,12 @@ function same(a: unknown, b: unknown): boolean {
   return keys === 0;
 }
 
-/** A run started on `messages`: what follows the last of them is the run's output. */
-function startRun(runId: string, messages: Message[]): LiveRun {
+/**
+ * A run started on `messages`: what follows the last of them is the run's output. The fold starts
+ * where the server's does (`runMessages`), so the two fold the same events to the same thread.
+ */
+function startRun(runId: string, given: Message[]): LiveRun {
+  const messages = runMessages(given);
   const run: LiveRun = { runId, fold: createFoldState(messages) };
   const after = messages.at(-1)?.id;
   if (after !== undefined) run.after = after;
@@ -279,8 +284,10 @@ function foldEvent(state: ChatState, event: Event, id: string | undefined): Chat
   if (event.type !== 'chat-finish') return next;
   delete next.run;
   const halt = event.haltReason;
-  // The server holds the active path only; the other versions stay the client's.
+  // The thread is what the events folded to. A server that sends its thread anyway holds the active
+  // path only; the other versions stay the client's.
   if (event.thread) next.thread = { ...event.thread, messages: share(next.thread.messages, event.thread.messages), ...(state.thread.branches ? { branches: state.thread.branches } : {}) };
+  else if (event.metadata) next.thread = { ...next.thread, metadata: event.metadata };
   next.haltReason = halt;
   next.usage = event.usage;
   next.status = halt === 'error' ? 'error' : 'ready';

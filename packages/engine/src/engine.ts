@@ -11,6 +11,7 @@ import {
   collectResponse,
   errorEvent,
   createThread,
+  runMessages,
   type Event,
   type LanguageModel,
   type Message,
@@ -205,14 +206,11 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
     checkKeys(call, CALL_KEYS, 'the call options');
     const o: SharedOptions = mergeOptions(defaults, call);
     const resolved = model(o.model);
-    // An assistant message with nothing in it (a request that failed before the model said anything)
-    // carries nothing for the model; dropped, so retrying a failed run does not grow the thread. A
-    // failed turn (its `error` set) stays, so the next message is not merged into it (see
-    // withoutFailedTurns), unless it is the last message: sending that thread again retries it.
+    // Empty assistant messages are left out and failed turns kept by the protocol's one rule
+    // (`runMessages`), which the client applies too: both fold the run's events onto the same list.
     const given = [...(call.thread?.messages ?? []), ...(call.messages ?? []).map((m) => toMessage(m, generateId))];
-    const last = call.prompt === undefined ? given.length - 1 : given.length;
-    const messages = given.filter((m, i) => m.role !== 'assistant' || m.parts.length > 0 || m.pause !== undefined || (m.error !== undefined && i < last));
-    if (call.prompt !== undefined) messages.push(toMessage({ role: 'user', content: call.prompt }, generateId));
+    if (call.prompt !== undefined) given.push(toMessage({ role: 'user', content: call.prompt }, generateId));
+    const messages = runMessages(given);
     const { tools, sources } = splitTools(o.tools);
     const base: RunConfig['base'] = {};
     if (o.system !== undefined) base.system = o.system;

@@ -350,7 +350,27 @@ export interface SummaryEvent {
   usage?: Usage;
 }
 /**
+ * Metadata for a message, merged key by key into its `metadata` (a key set to `null` stays,
+ * as `null`). What a server adds to a message beyond its parts (its usage, its cost, a trace
+ * id) travels this way, so the thread the browser folds from the events is the whole thread.
+ *
+ * @example
+ * yield { type: 'message-metadata', messageId, metadata: { usage } };
+ */
+export interface MessageMetadataEvent {
+  type: 'message-metadata';
+  /** The message (default: the assistant message being streamed, else the last one). */
+  messageId?: string;
+  metadata: Record<string, unknown>;
+}
+/**
  * A run ended. Exactly one per run, whatever the ending.
+ *
+ * The thread a run leaves is what its events fold to, from the thread it was given
+ * (see `runMessages`): a Parlance server does not repeat it here. `thread` is set by the
+ * engine for callers in the same process, and by a server only for a request that sent
+ * bare `messages` (its caller holds no thread to fold onto). `metadata` is the thread's
+ * metadata when the run changed it (a trace context, say).
  *
  * @example
  * if (event.type === 'chat-finish') done(event.haltReason);
@@ -360,6 +380,7 @@ export interface ChatFinishEvent {
   haltReason: HaltReason;
   usage: Usage;
   thread?: Thread;
+  metadata?: Record<string, unknown>;
   error?: { code: ErrorCode; message: string };
 }
 
@@ -398,6 +419,7 @@ export type Event =
   | RunPausedEvent
   | ObjectDeltaEvent
   | SummaryEvent
+  | MessageMetadataEvent
   | ChatFinishEvent;
 
 /**
@@ -457,6 +479,7 @@ export const EVENT_TYPES = [
   'run-paused',
   'object-delta',
   'summary',
+  'message-metadata',
   'chat-finish',
 ] as const satisfies readonly EventType[];
 

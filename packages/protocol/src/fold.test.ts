@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Event } from './events.ts';
 import { type Message, messageText } from './message.ts';
-import { collectResponse, createFoldState, foldEvents, foldWork, reduceEvents, toResponse } from './fold.ts';
+import { collectResponse, createFoldState, foldEvents, foldWork, reduceEvents, threadAfterRun, toResponse } from './fold.ts';
+import { createThread } from './thread.ts';
 
 describe('the fold', () => {
   it('a compaction event becomes a compaction part of the current message (not reasoning)', async () => {
@@ -189,5 +190,41 @@ describe('the fold', () => {
     ]);
     expect(response.usage).toEqual({ inputTokens: 4, outputTokens: 2 });
     expect('cacheReadTokens' in response.usage).toBe(false);
+  });
+
+  it('merges message-metadata into the named message, else the one streaming; an unknown id changes nothing', () => {
+    const before: Message[] = [{ id: 'u1', role: 'user', parts: [], metadata: { lang: 'fr' } }];
+    const state = foldEvents(
+      [
+        { type: 'message-metadata', messageId: 'u1', metadata: { seen: true } },
+        { type: 'message-start', messageId: 'a1' },
+        { type: 'message-metadata', metadata: { cost: 1 } },
+        { type: 'message-metadata', messageId: 'a1', metadata: { cost: 2, model: 'm' } },
+        { type: 'message-metadata', messageId: 'nope', metadata: { lost: true } },
+      ],
+      createFoldState(before),
+    );
+    expect(state.messages.map((m) => m.metadata)).toEqual([{ lang: 'fr', seen: true }, { cost: 2, model: 'm' }]);
+    expect(before[0]!.metadata).toEqual({ lang: 'fr' });
+  });
+
+  it('threadAfterRun: the thread sent, without empty turns, with the events folded on and the new metadata', () => {
+    const sent = createThread('t', [
+      { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] },
+      { id: 'gone', role: 'assistant', parts: [] },
+      { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'Hi?' }] },
+    ], { title: 'T' });
+    const events: Event[] = [
+      { type: 'message-start', messageId: 'a' },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Yes' },
+      { type: 'chat-finish', haltReason: 'completed', usage: {}, metadata: { title: 'T', trace: 'x' } },
+    ];
+    const after = threadAfterRun(sent, events);
+    expect(after.messages.map((m) => [m.id, messageText(m)])).toEqual([['u1', 'Hi'], ['u2', 'Hi?'], ['a', 'Yes']]);
+    expect(after).toMatchObject({ id: 't', version: sent.version, metadata: { title: 'T', trace: 'x' } });
+    // A server that sends its thread (the request had bare messages) is taken at its word.
+    const given = createThread('t2', []);
+    expect(threadAfterRun(sent, [{ type: 'chat-finish', haltReason: 'completed', usage: {}, thread: given }])).toBe(given);
   });
 });

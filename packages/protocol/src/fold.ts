@@ -14,6 +14,7 @@ import type { FinishReason, HaltReason } from './finish.ts';
 import type { Message, Part } from './message.ts';
 import type { RunPause } from './pending.ts';
 import type { Response } from './response.ts';
+import { runMessages, type Thread } from './thread.ts';
 import { addUsage, mergeUsage, type Usage } from './usage.ts';
 
 interface BlockRef {
@@ -378,6 +379,9 @@ export function reduceEvents(previous: FoldState, event: Event): FoldState {
     case 'run-paused':
       pauseOn(state, event);
       return state;
+    case 'message-metadata':
+      annotate(state, event);
+      return state;
     case 'step-start':
     case 'step-finish':
     case 'approval-requested':
@@ -398,6 +402,14 @@ function pauseOn(state: Fold, event: Extract<Event, { type: 'run-paused' }>): vo
       return;
     }
   }
+}
+
+/** Merges metadata into the named message (default: the one streaming, else the last); an unknown id changes nothing. */
+function annotate(state: Fold, event: Extract<Event, { type: 'message-metadata' }>): void {
+  let i = event.messageId === undefined ? (state.current >= 0 ? state.current : state.length - 1) : state.length - 1;
+  if (event.messageId !== undefined) while (i >= 0 && state.message(i)!.id !== event.messageId) i--;
+  const m = state.message(i);
+  if (m) state.setMessage(i, { ...m, metadata: { ...m.metadata, ...event.metadata } });
 }
 
 /**
@@ -440,6 +452,34 @@ export function foldEvents(events: Iterable<Event>, initial: FoldState = createF
   let state = initial;
   for (const event of events) state = reduceEvents(state, event);
   return state;
+}
+
+/**
+ * The thread a run leaves: the thread it was sent with the run's events folded onto it (every
+ * event, from the first), what the browser client does as it streams, for a caller that reads
+ * a whole response at once. A server does not send the thread back; a `chat-finish` that carries
+ * one (the request sent bare `messages`) is taken as it is, and its `metadata` becomes the
+ * thread's.
+ *
+ * @example
+ * // `events`: every event of the run's response, parsed from its SSE frames
+ * const next = threadAfterRun(sent, events);
+ * await db.saveThread(next);
+ */
+export function threadAfterRun(thread: Thread, events: Iterable<Event>): Thread {
+  let state = createFoldState(runMessages(thread.messages));
+  let sent: Thread | undefined;
+  let metadata = thread.metadata;
+  for (const event of events) {
+    state = reduceEvents(state, event);
+    if (event.type !== 'chat-finish') continue;
+    if (event.thread) sent = event.thread;
+    if (event.metadata) metadata = event.metadata;
+  }
+  if (sent) return sent;
+  const out: Thread = { ...thread, messages: state.messages };
+  if (metadata) out.metadata = metadata;
+  return out;
 }
 
 /**

@@ -33,6 +33,7 @@ export {
   type EventType,
   type FileEvent,
   type FinishEvent,
+  type MessageMetadataEvent,
   type MessageStartEvent,
   type ObjectDeltaEvent,
   type ReasoningDeltaEvent,
@@ -56,7 +57,7 @@ export {
 } from './events.ts';
 export { PENDING_KINDS, pendingInputs, type PendingInput, type PendingKind, type RunPause } from './pending.ts';
 export { FINISH_REASONS, HALT_REASONS, type FinishReason, type HaltReason } from './finish.ts';
-export { collectResponse, createFoldState, foldEvents, reduceEvents, toResponse, type FoldState } from './fold.ts';
+export { collectResponse, createFoldState, foldEvents, reduceEvents, threadAfterRun, toResponse, type FoldState } from './fold.ts';
 export {
   messageText,
   partText,
@@ -95,6 +96,7 @@ export {
   createThread,
   parseThread,
   parseThreadLenient,
+  runMessages,
   serializeThread,
   type QuarantinedMessage,
   type Thread,

@@ -62,6 +62,24 @@ export function createThread(id: string, messages: Message[] = [], metadata?: Re
 }
 
 /**
+ * The messages a run starts from. An assistant message with nothing in it (a request that
+ * failed before the model said anything) is left out, so retrying does not grow the thread;
+ * a failed turn (its `error` set) stays, so the next message is not merged into it, unless it
+ * is the last message (sending that thread again retries it). The engine starts every run
+ * from these and the client folds a run's events onto the same list, so both end with the
+ * same thread without the server sending it back. The same array when nothing is left out.
+ *
+ * @example
+ * let fold = createFoldState(runMessages(thread.messages));
+ * for await (const event of events) fold = reduceEvents(fold, event);
+ */
+export function runMessages(messages: Message[]): Message[] {
+  const last = messages.length - 1;
+  const keep = (m: Message, i: number) => m.role !== 'assistant' || m.parts.length > 0 || m.pause !== undefined || (m.error !== undefined && i < last);
+  return messages.every(keep) ? messages : messages.filter(keep);
+}
+
+/**
  * The thread as JSON, ready to store.
  *
  * @example

@@ -16,6 +16,7 @@ function describeEvent(event: Event): string {
     case 'object-delta':
     case 'run-paused':
     case 'summary':
+    case 'message-metadata':
       return event.type;
     case 'text-start':
     case 'text-delta':

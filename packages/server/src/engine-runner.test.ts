@@ -1,7 +1,7 @@
 // The server with the real engine behind it, talking to a mock provider in a real wire
 // format (Anthropic Messages SSE) through the providers' fetch transport.
 import { openaiCompatible, resolveModel, tool } from '@parlance/engine';
-import type { Event } from '@parlance/protocol';
+import { threadAfterRun, type Event, type Thread } from '@parlance/protocol';
 import { mockProviderServer, type ScriptedTurn } from '@parlance/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -60,8 +60,8 @@ describe('engineRunner', () => {
     const finishes = events.filter((e) => e.type === 'chat-finish');
     expect(finishes).toHaveLength(1);
     expect(finishes[0]).toMatchObject({ haltReason: 'cancelled' });
-    const thread = (finishes[0] as { thread?: { messages: { parts: { type: string; text?: string }[] }[] } }).thread;
-    expect(thread?.messages.at(-1)?.parts.find((p) => p.type === 'text')?.text).toBe(text);
+    const thread = threadAfterRun(userThread as Thread, events);
+    expect(thread.messages.at(-1)?.parts.find((p) => p.type === 'text')).toMatchObject({ text });
   });
 
   it('cancel while a tool runs aborts the tool and ends the run cancelled', async () => {
@@ -119,7 +119,7 @@ describe('engineRunner', () => {
     const paused = first.at(-1)!;
     expect(paused).toMatchObject({ type: 'chat-finish', haltReason: 'approval' });
     expect(ran).toEqual([]);
-    const thread = (paused as { thread: unknown }).thread;
+    const thread = threadAfterRun(userThread as Thread, first);
     const second = (
       await readAll(await app.request('/chat', chatRequest({ thread, clientRequestId: 'p2', resume: { approvals: [{ toolCallId: 'call_pay', approved: true }] } })))
     ).map((f) => f.data!);

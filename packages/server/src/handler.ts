@@ -11,6 +11,9 @@
  *   GET  /models               the models this server offers
  */
 import {
+  createFoldState,
+  reduceEvents,
+  runMessages,
   type ErrorCode,
   type Event,
   type HaltReason,
@@ -100,6 +103,11 @@ export interface ChatRunInput {
  * (set by `engineRunner`) tells the server whether the runner has tools, so it must sign,
  * and which configured values are credentials, so it scrubs them.
  *
+ * The browser's thread is what the events fold to from the thread it sent (`runMessages`):
+ * the `thread` on a runner's `chat-finish` goes to `onFinish`, not to the browser (unless
+ * the request sent bare `messages`). To add to a message beyond its parts, yield a
+ * `message-metadata` event.
+ *
  * @example
  * const echo: ChatRunner = async function* ({ thread }) { yield { type: 'chat-finish', haltReason: 'completed', usage: {}, thread }; };
  */
@@ -117,6 +125,7 @@ export interface FinishedRun {
   model: string;
   haltReason: HaltReason;
   usage: Usage;
+  /** The thread the runner ended with, signed (the browser folds the same from the events). */
   thread?: Thread;
 }
 
@@ -352,6 +361,7 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     if (!created) return run.id;
     const runId = run.id;
     const env = runtimeEnv(c, options.env);
+    let finalThread: Thread | undefined;
     const scrub = createScrubber([...envSecrets(env), ...(options.secrets ?? []), ...(profile(env)?.secrets ?? []), ...(signingSecrets(options, env) ?? [])]);
     const work = executeRun({
       store,
@@ -360,8 +370,21 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
         const input: ChatRunInput = { runId, thread, model, options: body.options ?? {}, signal, env, principal, generateId };
         if (body.resume) input.resume = body.resume;
         // Every event is scrubbed, then signed: what is signed is exactly what the browser gets.
-        const events = prepared(options.run(input), (raw) => (raw.type === 'message-start' && !raw.messageId ? { ...raw, messageId: generateId('msg') } : raw), scrub);
-        return trust ? trust.signEvents(thread, events) : events;
+        // A caller that sent its thread folds the events onto it (`threadAfterRun`): the runner's
+        // thread is not sent back. A caller that sent bare messages holds no thread, so it gets it.
+        const lean = body.thread !== undefined;
+        const name = (raw: Event): Event => {
+          if (raw.type === 'message-start' && !raw.messageId) return { ...raw, messageId: generateId('msg') };
+          if (lean && raw.type === 'chat-finish' && raw.thread) {
+            const { thread: _foldedByTheBrowser, ...event } = raw;
+            return event;
+          }
+          return raw;
+        };
+        const events = prepared(options.run(input), name, scrub);
+        const signed = trust ? trust.signEvents(thread, events) : events;
+        // `onFinish` gets the thread the browser ends with: what is sent, folded as the browser folds it.
+        return lean && options.onFinish ? following(thread, signed, (t) => (finalThread = t)) : signed;
       },
       // The error executeRun writes itself (a runner's exception) is scrubbed too; the runner's events already were.
       prepare: (event) => (event.type === 'error' ? scrub.event(event) : event),
@@ -369,7 +392,8 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
       flush: () => scrub.flush(),
       onFinish: async (event) => {
         const finish: FinishedRun = { runId, principal, model, haltReason: event.haltReason, usage: event.usage };
-        if (event.thread) finish.thread = event.thread;
+        const kept = event.thread ?? finalThread;
+        if (kept) finish.thread = kept;
         await options.onFinish?.(finish);
       },
       onError: (error) => reportError(error, { runId }),
@@ -527,6 +551,21 @@ function refuseSystemMessages(thread: Thread): void {
   const at = thread.messages.findIndex((m) => m.role === 'system');
   if (at >= 0) {
     throw new ParlanceError('permission', "System messages are the server's: a client may not send one", { status: 403, path: ['messages', at, 'role'] });
+  }
+}
+
+/** The events as they pass, with the thread they fold to from `sent` given to `done` at `chat-finish`. */
+async function* following(sent: Thread, events: AsyncIterable<Event>, done: (thread: Thread) => void): AsyncGenerator<Event> {
+  let state = createFoldState(runMessages(sent.messages));
+  for await (const event of events) {
+    state = reduceEvents(state, event);
+    if (event.type === 'chat-finish') {
+      const thread: Thread = { ...sent, messages: state.messages };
+      const metadata = event.metadata ?? sent.metadata;
+      if (metadata) thread.metadata = metadata;
+      done(thread);
+    }
+    yield event;
   }
 }
 

@@ -2,7 +2,7 @@
 // server tools (one needs approval), the real engine, a mock provider in a real wire format.
 // Every attack is refused with its code and the path of the part, and no tool's `execute` runs.
 import { openaiCompatible, resolveModel, tool } from '@parlance/engine';
-import type { Event, Message, Thread, ToolCallPart } from '@parlance/protocol';
+import { threadAfterRun, type Event, type Message, type Thread, type ToolCallPart } from '@parlance/protocol';
 import { mockProviderServer, type ScriptedTurn } from '@parlance/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -38,7 +38,8 @@ function setup(script: ScriptedTurn[], overrides: Partial<ParlanceServerOptions>
 }
 
 const events = async (res: Response) => (await readAll(res)).map((f) => f.data!).filter(Boolean) as Event[];
-const finalThread = (all: Event[]) => (all.at(-1) as { thread: Thread }).thread;
+/** The thread the browser holds after a run: the one it sent with the run's events folded onto it. */
+const finalThread = (sent: unknown, all: Event[]) => threadAfterRun(sent as Thread, all);
 const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v));
 
 /** A real paused thread: get_balance ran at once, transfer_money(alice, 5) waits for approval. */
@@ -50,7 +51,7 @@ async function pausedThread() {
   const first = await events(await f.app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 'p1' }, alice)));
   expect(first.at(-1)).toMatchObject({ type: 'chat-finish', haltReason: 'approval' });
   for (const spy of f.spies) spy.mockClear();
-  return { ...f, thread: copy(finalThread(first)) };
+  return { ...f, thread: copy(finalThread(userThread, first)) };
 }
 
 const approve = (toolCallId = 'call_pay') => ({ approvals: [{ toolCallId, approved: true }] });
@@ -65,7 +66,8 @@ describe('the trust boundary on POST /chat', () => {
     expect(transfer).toHaveBeenCalledOnce();
     expect(transfer.mock.calls[0]![0]).toEqual({ to: 'alice', amount: 5 });
     // What the browser now holds verifies as the history of its next message.
-    const next = { ...finalThread(all), messages: [...finalThread(all).messages, { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'thanks' }] }] };
+    const held = finalThread(thread, all);
+    const next = { ...held, messages: [...held.messages, { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'thanks' }] }] };
     const again = setup([{ text: 'You are welcome.' }]);
     expect((await again.app.request('/chat', chatRequest({ thread: next, clientRequestId: 'p3' }, alice))).status).toBe(200);
   });
@@ -262,7 +264,7 @@ describe('requests a cross-site page or a hostile client can send', () => {
     for (const id of ['r1', 'r2']) {
       const all = await events(await app.request('/chat', chatRequest({ thread, clientRequestId: id }, alice)));
       expect(all.find((e) => e.type === 'error')).toMatchObject({ code: 'rate_limited', retryAfterMs: 3_600_000 });
-      thread = finalThread(all);
+      thread = finalThread(thread, all);
     }
     expect(thread.messages.filter((m) => m.role === 'assistant').length).toBeLessThanOrEqual(1);
   });

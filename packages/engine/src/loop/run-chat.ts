@@ -55,6 +55,8 @@ export interface RunConfig {
   loadTools?: () => Promise<ReadonlyMap<string, AnyTool>>;
   /** The input thread's metadata, kept on the thread the run reports. */
   threadMetadata?: Record<string, unknown>;
+  /** The run changed `threadMetadata` (it records its trace context): `chat-finish` carries it as `metadata`. */
+  metadataChanged?: boolean;
   hooks: Hooks;
   signal?: AbortSignal;
   headers?: Record<string, string>;
@@ -383,10 +385,12 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
 
   let finish: ChatFinishEvent = { type: 'chat-finish', haltReason: halt.reason, usage };
   if (halt.error) finish.error = halt.error;
-  const withThread = (event: ChatFinishEvent): ChatFinishEvent => ({
-    ...event,
-    thread: createThread(config.threadId, reduceEvents(fold, event).messages, config.threadMetadata),
-  });
+  // The thread is for callers in this process; a server sends the events alone (they fold to it).
+  const withThread = (event: ChatFinishEvent): ChatFinishEvent => {
+    const out: ChatFinishEvent = { ...event, thread: createThread(config.threadId, reduceEvents(fold, event).messages, config.threadMetadata) };
+    if (config.metadataChanged && config.threadMetadata) out.metadata = config.threadMetadata;
+    return out;
+  };
   finish = withThread(finish);
   if (hooks.onFinish) {
     try {

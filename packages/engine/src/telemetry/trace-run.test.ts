@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { createThread, threadAfterRun, type ChatFinishEvent, type Event } from '@parlance/protocol';
 import { fakeModel } from '@parlance/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -101,6 +102,22 @@ describe('OpenTelemetry spans of a run', () => {
     }
     // The thread carries the run's context for the next run.
     expect(result.thread.metadata?.[TRACE_METADATA_KEY]).toEqual({ traceparent: `00-${root.traceId}-${root.spanId}-01` });
+  });
+
+  it("puts the run's trace context on chat-finish as `metadata`, so a browser folding the events keeps it", async () => {
+    const { tracer } = memoryTracer();
+    const engine = createEngine({ model: fakeModel({ script: twoSteps }), tools: [weather], telemetry: { tracer } });
+    const sent = createThread('t1', [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Weather in Paris?' }] }], { title: 'Trip' });
+    const events: Event[] = [];
+    for await (const event of engine.streamChat({ thread: sent })) events.push(event);
+    const { thread: full, ...lean } = events.at(-1) as ChatFinishEvent;
+    expect(lean.metadata).toEqual({ title: 'Trip', [TRACE_METADATA_KEY]: { traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/) } });
+    // What a server sends (no thread) folds onto the sent thread to the thread the engine reports.
+    expect(threadAfterRun(sent, [...events.slice(0, -1), lean])).toEqual(full);
+
+    const untraced: Event[] = [];
+    for await (const event of createEngine({ model: fakeModel({ script: twoSteps }), tools: [weather], telemetry: false }).streamChat({ thread: sent })) untraced.push(event);
+    expect(untraced.at(-1)).not.toHaveProperty('metadata');
   });
 
   it('records prompts, answers and tool input/output only with recordContent', async () => {

@@ -323,6 +323,7 @@ export function traceRun(config: RunConfig, options: TelemetryOptions | false | 
     tools: traceTools(config.tools, state, cache),
     hooks: { ...config.hooks, onEvent },
     threadMetadata: withTrace(config.threadMetadata, span.spanContext()),
+    metadataChanged: true,
   };
   const load = config.loadTools;
   if (load) traced.loadTools = async () => traceTools(await load(), state, cache);

@@ -21,6 +21,7 @@ import {
   createFoldState,
   pendingInputs,
   reduceEvents,
+  runMessages,
   type Event,
   type FoldState,
   type Message,
@@ -210,7 +211,8 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
   }
 
   async function* signStream(thread: Thread, events: AsyncIterable<Event>): AsyncGenerator<Event> {
-    let state: FoldState = createFoldState(thread.messages);
+    // From where the engine and the client start (`runMessages`), so positions signed here are theirs.
+    let state: FoldState = createFoldState(runMessages(thread.messages));
     const pass = (event: Event): Event => {
       state = reduceEvents(state, event);
       return event;

@@ -9,7 +9,7 @@
  * The signed protocol messages travel in AG-UI state under `parlance`.
  */
 import { type AGUIEvent, EventType, type Interrupt, type RunFinishedOutcome, type TokenUsage } from '@ag-ui/core';
-import { createFoldState, type Event, type FoldState, type Message, type PendingInput, reduceEvents, type Usage } from '@parlance/protocol';
+import { createFoldState, type Event, type FoldState, type Message, type PendingInput, reduceEvents, runMessages, type Usage } from '@parlance/protocol';
 
 /**
  * What a Parlance run keeps in AG-UI state (under `parlance`): the thread's signed protocol messages.
@@ -84,7 +84,8 @@ const text = (value: unknown) => (typeof value === 'string' ? value : JSON.strin
  * ```
  */
 export function createAgUiEventMapper(options: AgUiEventMapperOptions): AgUiEventMapper {
-  let fold: FoldState = createFoldState([...options.messages]);
+  // From where the engine starts (`runMessages`), so the messages handed back are the thread it ends with.
+  let fold: FoldState = createFoldState(runMessages([...options.messages]));
   let started = false;
   let ended = false;
   let message = 'm';
@@ -185,7 +186,7 @@ export function createAgUiEventMapper(options: AgUiEventMapperOptions): AgUiEven
           ended = true;
           return;
         }
-        const parlance = { threadId, messages: event.thread?.messages ?? fold.messages };
+        const parlance = { threadId, messages: fold.messages };
         const state = options.state;
         if (state !== null && typeof state === 'object' && !Array.isArray(state)) out.push({ type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/parlance', value: parlance }] });
         else out.push({ type: EventType.STATE_SNAPSHOT, snapshot: { parlance } satisfies ParlanceAgUiState });

@@ -9,7 +9,7 @@
  * and provider state, travel in the UI message's metadata (`metadata.parlance.messages`), so the
  * thread the browser sends back is the thread the server signed.
  */
-import { createFoldState, type Event, type FoldState, type HaltReason, type Message, type ProviderState, reduceEvents, type Usage } from '@parlance/protocol';
+import { createFoldState, type Event, type FoldState, type HaltReason, type Message, type ProviderState, reduceEvents, runMessages, type Usage } from '@parlance/protocol';
 import type { FinishReason, UIMessageChunk } from 'ai';
 
 /**
@@ -100,7 +100,8 @@ function errorText(output: unknown): string {
  * ```
  */
 export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMapper {
-  let fold: FoldState = createFoldState([...(options.prior ?? [])]);
+  // From where the engine starts (`runMessages`), so the messages handed back are the thread it ends with.
+  let fold: FoldState = createFoldState(runMessages([...(options.prior ?? [])]));
   let started = false;
   let stepOpen = false;
   let sawError = false;
@@ -195,6 +196,7 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
         return;
       }
       case 'run-paused':
+      case 'message-metadata':
         out.push({ type: 'message-metadata', messageMetadata: metadata() });
         return;
       case 'error':
