@@ -13,7 +13,7 @@
  * is unsigned or whose signature does not cover exactly what it says, a trailing call
  * owed a result that the signed pause does not wait for, and any approval, answer or
  * result that does not match a signed pending input of its kind. `signEvents` adds the
- * signatures to a run's events as they pass (and to the thread in `chat-finish`), so a
+ * signatures to a run's events as they pass (and to a thread a `chat-finish` carries), so a
  * client folding the stream holds a signed thread. Both are Web Crypto HMAC: edge-safe.
  */
 import {

@@ -8,7 +8,7 @@
  * Runs are spread over `shards` objects by request key; each shard enforces
  * `maxRunning / shards`. Runs live in the objects' memory: a finished run stays resumable for
  * `retainMs` unless its object is evicted first (Cloudflare evicts an idle object after some
- * minutes); the thread that `chat-finish` carries is the lasting record.
+ * minutes); the thread the browser folds from the events (or `onFinish` stores) is the lasting record.
  */
 import { ParlanceError } from '@parlance/protocol';
 import type { RunBatch } from '../memory-run-store.ts';

@@ -230,9 +230,9 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
         started = true;
         out.push({ type: 'start', messageId: options.messageId });
       }
-      // The fold keeps the protocol messages (with signatures) the metadata carries; chat-finish's
-      // thread is the whole thread, so only the events before it are folded.
-      if (event.type !== 'chat-finish') fold = reduceEvents(fold, event);
+      // The fold keeps the protocol messages (with signatures) the metadata carries: the thread the
+      // engine ends with, as the server does not send it.
+      fold = reduceEvents(fold, event);
       map(event, out);
       return out;
     },
