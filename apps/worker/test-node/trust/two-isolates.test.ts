@@ -1,6 +1,7 @@
 // Two Workers (two workerd processes, so two isolates) share PARLANCE_SECRET: a run paused in one
 // resumes in the other, because the pause and the call were signed with the shared key. A third
 // with another key refuses the same thread, and neither accepts an edited call.
+import { threadAfterRun, type Event, type Thread } from '@parlance/protocol';
 import { unstable_startWorker } from 'wrangler';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
@@ -48,13 +49,14 @@ async function post(worker: Worker, body: unknown): Promise<{ status: number; ev
   return { status: res.status, events };
 }
 
-const thread = { version: 1, id: 'thread-1', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'pay alice 5' }] }] };
+const thread: Thread = { version: 2, id: 'thread-1', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'pay alice 5' }] }] };
 const approve = { approvals: [{ toolCallId: 'call_pay', approved: true }] };
 
 it('a run paused in one isolate resumes in another that shares the key, and nowhere else', async () => {
   const paused = await post(a, { thread, clientRequestId: 'one' });
   expect(paused.events.at(-1)).toMatchObject({ type: 'chat-finish', haltReason: 'approval' });
-  const signed = paused.events.at(-1)!.thread as typeof thread;
+  // What the browser holds: the thread it sent with the signed events folded onto it.
+  const signed = threadAfterRun(thread, paused.events as unknown as Event[]);
 
   const refused = await post(other, { thread: signed, clientRequestId: 'two', resume: approve });
   expect(refused.status).toBe(403);
