@@ -4,14 +4,14 @@
 // random byte boundaries by `frames`.)
 import { openaiCompatible, resolveModel, tool } from '@parlance/engine';
 import { createThread, threadAfterRun, type Event, type Message, type Thread } from '@parlance/protocol';
-import { mockProviderServer, type Script, type ScriptedTurn } from '@parlance/testing';
+import { mockProviderServer, type MockScript, type ScriptedTurn } from '@parlance/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { chatRequest, readAll } from '../test/helpers.ts';
 import { engineRunner } from './engine-runner.ts';
 import { createParlanceApp, type ChatRunner, type FinishedRun } from './handler.ts';
 
-function setup(script: Script, wrap: (run: ChatRunner) => ChatRunner = (run) => run) {
+function setup(script: MockScript, wrap: (run: ChatRunner) => ChatRunner = (run) => run) {
   const upstream = mockProviderServer({ dialect: 'openai_completions', script });
   const mock = openaiCompatible({ id: 'mock', baseURL: 'http://mock.local/v1', apiKeyEnv: 'MOCK_API_KEY', fetch: async (input, init) => upstream(new Request(input, init)) });
   const ran: unknown[] = [];
