@@ -9,7 +9,7 @@ function streaming(messages: Message[]): ChatState {
   let state: ChatState = { thread: { ...createThread('t'), messages }, status: 'ready', pending: [], queue: [], quarantined: [] };
   state = chatReducer(state, { type: 'run', runId: 'run_1' });
   const start: Event[] = [{ type: 'message-start', messageId: 'a' }, { type: 'text-start', id: 't' }];
-  for (const [i, event] of start.entries()) state = chatReducer(state, { type: 'event', event, id: `run_1:${i}` });
+  for (const [i, event] of start.entries()) state = chatReducer(state, { type: 'event', event, id: String(i) });
   return state;
 }
 
@@ -19,7 +19,7 @@ describe('the chat reducer', () => {
       let state = streaming(prior(count));
       const thread = state.thread;
       for (let i = 0; i < 300; i++) {
-        state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: `${i} ` }, id: `run_1:${i + 2}` });
+        state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: `${i} ` }, id: String(i + 2) });
         // The thread object (and with it its messages array) is the one from before the deltas.
         expect(state.thread).toBe(thread);
       }
@@ -27,13 +27,13 @@ describe('the chat reducer', () => {
       expect(published.thread.messages).toHaveLength(count + 1);
       if (count) expect(published.thread.messages[0]).toBe(thread.messages[0]);
       expect(messageText(published.thread.messages[count]!)).toBe(Array.from({ length: 300 }, (_, i) => `${i} `).join(''));
-      expect(published.run?.lastEventId).toBe('run_1:301');
+      expect(published.run?.lastEventId).toBe('301');
     }
   });
 
   it('settles the thread before any other action, so nothing streamed is lost', () => {
     let state = streaming(prior(2));
-    state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: 'kept' }, id: 'run_1:2' });
+    state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: 'kept' }, id: '2' });
     state = chatReducer(state, { type: 'stopped' });
     expect(messageText(state.thread.messages.at(-1)!)).toBe('kept');
     expect(state.run).toBeUndefined();
@@ -41,8 +41,8 @@ describe('the chat reducer', () => {
 
   it('ignores a replayed delta (a resume overlapping what was folded)', () => {
     let state = streaming([]);
-    state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: 'a' }, id: 'run_1:2' });
-    state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: 'a' }, id: 'run_1:2' });
+    state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: 'a' }, id: '2' });
+    state = chatReducer(state, { type: 'event', event: { type: 'text-delta', id: 't', delta: 'a' }, id: '2' });
     expect(messageText(settle(state).thread.messages[0]!)).toBe('a');
   });
 
@@ -58,7 +58,7 @@ describe('the chat reducer', () => {
       { type: 'message-metadata', messageId: 'a', metadata: { usage: { outputTokens: 1 } } },
       { type: 'chat-finish', haltReason: 'completed', usage: { outputTokens: 1 }, metadata: { trace: 'x' } },
     ];
-    for (const [i, event] of rest.entries()) state = chatReducer(state, { type: 'event', event, id: `run_1:${i + 2}` });
+    for (const [i, event] of rest.entries()) state = chatReducer(state, { type: 'event', event, id: String(i + 2) });
     expect(state.status).toBe('ready');
     expect(state.thread.messages.map((m) => m.id)).toEqual(['m0', 'u2', 'a']);
     expect(state.thread.messages[2]).toMatchObject({ parts: [{ type: 'text', text: 'Hello' }], metadata: { usage: { outputTokens: 1 } } });

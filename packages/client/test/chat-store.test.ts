@@ -33,7 +33,7 @@ describe('ChatStore', () => {
     const events = answer('a1', deltas);
     const { mock, store, text } = setup({ onChat: (run) => run.push(...events.slice(0, 8)) });
     const done = store.send('go');
-    await until(() => mock.runs[0]?.connections === 1 && store.getSnapshot().run?.lastEventId === 'run_1:7');
+    await until(() => mock.runs[0]?.connections === 1 && store.getSnapshot().run?.lastEventId === '7');
     const run = mock.runs[0]!;
     run.drop(mode);
     run.push(...events.slice(8, 15));
@@ -43,7 +43,7 @@ describe('ChatStore', () => {
     await done;
     expect(text('a1')).toBe(deltas.join(''));
     const resume = mock.requests.find((r) => r.path === '/api/runs/run_1/events')!;
-    expect(resume.headers['last-event-id']).toBe('run_1:7');
+    expect(resume.headers['last-event-id']).toBe('7');
   });
 
   it('stop() cancels through the cancel route and keeps the partial answer', async () => {

@@ -52,7 +52,7 @@ export function createMockServer(options: MockServerOptions = {}) {
     const connections = new Set<{ controller: ReadableStreamDefaultController<Uint8Array>; sent: number }>();
     const send = (c: { controller: ReadableStreamDefaultController<Uint8Array>; sent: number }) => {
       while (c.sent < run.log.length) {
-        const bytes = encoder.encode(formatSseFrame(run.log[c.sent]!, formatEventId(run.id, c.sent)));
+        const bytes = encoder.encode(formatSseFrame(run.log[c.sent]!, formatEventId(c.sent)));
         const size = options.chunkBytes ?? bytes.length;
         for (let i = 0; i < bytes.length; i += size) c.controller.enqueue(bytes.slice(i, i + size));
         c.sent++;
@@ -137,7 +137,7 @@ export function createMockServer(options: MockServerOptions = {}) {
     if (m && !run) return json(404, { error: { code: 'not_found', message: `Unknown run ${m[1]}` } });
     if (run && m![2] === 'events' && method === 'GET') {
       const last = parseEventId(headers['last-event-id']);
-      return sse(run, open(run, last && last.runId === run.id ? last.sequence + 1 : 0, init.signal));
+      return sse(run, open(run, last && (last.runId ?? run.id) === run.id ? last.sequence + 1 : 0, init.signal));
     }
     if (run && m![2] === 'cancel' && method === 'POST') {
       run.cancelled = true;

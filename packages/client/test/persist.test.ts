@@ -54,7 +54,7 @@ describe.each([
     const first = open(persist, mock.fetch, 't2');
     await until(() => first.store.getSnapshot().status === 'ready');
     void first.store.send('long answer please');
-    await until(() => first.store.getSnapshot().run?.lastEventId === 'run_1:11');
+    await until(() => first.store.getSnapshot().run?.lastEventId === '11');
     await first.store.persisted();
     first.disconnect(); // the page goes away; the run goes on
     const run = mock.runs[0]!;
@@ -64,7 +64,7 @@ describe.each([
     const stored = await persist.load('t2');
     const record = (typeof stored === 'string' ? JSON.parse(stored) : stored) as ChatRecord;
     expect(record.version).toBe(RECORD_VERSION);
-    expect(record.run).toEqual({ runId: 'run_1', lastEventId: 'run_1:11', after: record.thread.messages[0]!.id });
+    expect(record.run).toEqual({ runId: 'run_1', lastEventId: '11', after: record.thread.messages[0]!.id });
 
     const second = open(persist, mock.fetch, 't2');
     // What was saved shows at once, and never shrinks while the run is refolded from its first event.

@@ -138,7 +138,7 @@ export interface CancelResponseBody {
  *
  * @example
  * ```ts
- * const cursor: RunCursor = { runId: 'run_1', lastEventId: 'run_1:41' };
+ * const cursor: RunCursor = { runId: 'run_1', lastEventId: '41' };
  * ```
  */
 export interface RunCursor {

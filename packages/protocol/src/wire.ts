@@ -1,8 +1,10 @@
 /**
  * The protocol over HTTP: Server-Sent Events, one protocol event per frame as JSON
- * in `data:` (the type is in the JSON: no `event:` line), with an `id:` of
- * `<runId>:<sequence>` so a client can resume with Last-Event-ID. JSON never contains
- * a raw newline, so one `data:` line suffices.
+ * in `data:` (the type is in the JSON: no `event:` line), with an `id:` holding the
+ * event's sequence in its run, so a client can resume with Last-Event-ID. The run is
+ * named by the URL (`GET /runs/:runId/events`) and the `X-Parlance-Run-Id` header, so
+ * the id carries the sequence alone (ids of older versions, `<runId>:<sequence>`, are
+ * still read). JSON never contains a raw newline, so one `data:` line suffices.
  *
  * Deltas are most of a stream, so most of them go without an `id:`: a delta frame
  * without one is the event right after the previous frame (`frameEventId`). The
@@ -14,39 +16,40 @@
 import type { Event } from './events.ts';
 
 /**
- * An SSE event id: the run and the event's sequence (resume sends it back as `Last-Event-ID`).
+ * An SSE event id: the event's sequence in its run (resume sends it back as `Last-Event-ID`).
  *
  * @example
- * formatEventId('run_1', 41); // used as `id:` of the 42nd frame
+ * formatEventId(41); // "41", the `id:` of the 42nd frame
  */
-export function formatEventId(runId: string, sequence: number): string {
-  return `${runId}:${sequence}`;
+export function formatEventId(sequence: number): string {
+  return String(sequence);
 }
 
 /**
- * Splits `<runId>:<sequence>`; undefined when the id is not one of ours. Strict: the
- * sequence is plain decimal digits with no sign, space, leading zero, hex or exponent
- * (`Number()` would read `run:` as 0 and `run: 3` or `run:0x3` as 3).
+ * Reads an event id: a sequence (`41`), or the `<runId>:<sequence>` of older versions (then
+ * `runId` is set, and a server checks it names the run resumed). Undefined when the id is not
+ * one of ours. Strict: the sequence is plain decimal digits with no sign, space, leading zero,
+ * hex or exponent (`Number()` would read `run:` as 0 and `run: 3` or `run:0x3` as 3).
  *
  * @example
  * const from = parseEventId(request.headers.get('last-event-id'))?.sequence ?? -1;
  */
-export function parseEventId(id: string | null | undefined): { runId: string; sequence: number } | undefined {
+export function parseEventId(id: string | null | undefined): { runId?: string; sequence: number } | undefined {
   if (!id) return undefined;
   const at = id.lastIndexOf(':');
-  if (at <= 0) return undefined;
-  const digits = id.slice(at + 1);
+  if (at === 0) return undefined;
+  const digits = at < 0 ? id : id.slice(at + 1);
   if (!/^(0|[1-9][0-9]{0,15})$/.test(digits)) return undefined;
   const sequence = Number(digits);
   if (!Number.isSafeInteger(sequence)) return undefined;
-  return { runId: id.slice(0, at), sequence };
+  return at < 0 ? { sequence } : { runId: id.slice(0, at), sequence };
 }
 
 /**
  * One event as an SSE frame (`id:` + `data:` lines; the type is in the data).
  *
  * @example
- * controller.enqueue(encoder.encode(formatSseFrame(event, formatEventId(runId, sequence))));
+ * controller.enqueue(encoder.encode(formatSseFrame(event, formatEventId(sequence))));
  */
 export function formatSseFrame(event: Event, id?: string): string {
   if (id !== undefined && /[\r\n]/.test(id)) throw new TypeError('An SSE id must not contain CR or LF');
@@ -57,7 +60,7 @@ export function formatSseFrame(event: Event, id?: string): string {
  * A delta frame carries an `id:` at least this often (bounds what a bare EventSource replays on resume).
  *
  * @example
- * if (sequence % DELTA_ID_EVERY === 0) frame = `id: ${formatEventId(runId, sequence)}\n${frame}`;
+ * if (sequence % DELTA_ID_EVERY === 0) frame = `id: ${formatEventId(sequence)}\n${frame}`;
  */
 export const DELTA_ID_EVERY = 64;
 
@@ -68,7 +71,7 @@ const isDelta = (type: string) => type === 'text-delta' || type === 'reasoning-d
  * not its response's first frame nor a multiple of `DELTA_ID_EVERY`.
  *
  * @example
- * const id = sendsEventId(event, seq, first) ? formatEventId(runId, seq) : undefined;
+ * const id = sendsEventId(event, seq, first) ? formatEventId(seq) : undefined;
  */
 export function sendsEventId(event: Event, sequence: number, firstInResponse: boolean): boolean {
   return firstInResponse || !isDelta(event.type) || sequence % DELTA_ID_EVERY === 0;
@@ -87,5 +90,5 @@ export function frameEventId(id: string | undefined, event: Pick<Event, 'type'>,
   if (id) return id;
   if (!isDelta(event.type)) return undefined;
   const last = parseEventId(previous);
-  return last && formatEventId(last.runId, last.sequence + 1);
+  return last && formatEventId(last.sequence + 1);
 }

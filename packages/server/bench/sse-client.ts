@@ -82,7 +82,7 @@ export interface Expect {
 
 /**
  * POST /chat and read the whole stream. Complete means: 200 with an event stream;
- * ids `<runId>:0..n-1` with no gap; every scripted delta in order; exactly one
+ * ids `0..n-1` with no gap; every scripted delta in order; exactly one
  * `chat-finish`, 'completed', and it is the last frame; no `error` event.
  */
 export async function serverChat(url: string, body: unknown, expect: Expect, signal: AbortSignal): Promise<StreamResult> {
@@ -93,7 +93,6 @@ export async function serverChat(url: string, body: unknown, expect: Expect, sig
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
     if (res.status !== 200 || !res.body) return failed(`status ${res.status}: ${(await res.text()).slice(0, 200)}`, start);
     if (!res.headers.get('content-type')?.startsWith('text/event-stream')) return failed('not an event stream', start);
-    const runId = res.headers.get('x-parlance-run-id');
     const events: Event[] = [];
     let problem: string | undefined;
     let lastId: string | undefined;
@@ -103,7 +102,7 @@ export async function serverChat(url: string, body: unknown, expect: Expect, sig
       // The lean wire: most deltas carry no `id:` and no frame carries `event:`; readers number an id-less delta from the one before.
       const id = frameEventId(frame.id, event, lastId);
       lastId = id ?? lastId;
-      if (!problem && id !== `${runId}:${events.length}`) problem = `frame ${events.length} has id ${id}`;
+      if (!problem && id !== String(events.length)) problem = `frame ${events.length} has id ${id}`;
       if (event.type === 'text-delta' && event.delta !== '' && Number.isNaN(ttft)) ttft = performance.now() - start;
       events.push(event);
     }

@@ -489,8 +489,9 @@ export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any
     const { runId, run } = found;
     const raw = c.req.header('Last-Event-ID') ?? c.req.query('lastEventId');
     const last = raw === undefined || raw === '' ? undefined : parseEventId(raw);
-    if (raw !== undefined && raw !== '' && (!last || last.runId !== runId)) {
-      return errorResponse(400, 'invalid_request', `Last-Event-ID must be "${runId}:<sequence>"`);
+    // A sequence of this run (an id of an older version names its run: it must be this one).
+    if (raw !== undefined && raw !== '' && (!last || (last.runId !== undefined && last.runId !== runId))) {
+      return errorResponse(400, 'invalid_request', `Last-Event-ID must be the sequence number of an event of run "${runId}"`);
     }
     const after = last ? last.sequence : -1;
     if (after >= 0 && run.status === 'finished' && !(await hasEvent(runId, after))) {

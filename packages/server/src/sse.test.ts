@@ -40,10 +40,10 @@ describe('the SSE response', () => {
       yield { seq: 301, event: { type: 'text-end', id: 't' } };
     }
     const body = await chunks(sseResponse(follow, { runId: 'run_1', heartbeatMs: 60_000 }));
-    expect(parse(body[0]!)).toEqual([{ id: 'run_1:0', event: { type: 'text-start', id: 't' } }]);
+    expect(parse(body[0]!)).toEqual([{ id: '0', event: { type: 'text-start', id: 't' } }]);
     expect(body.length).toBeLessThan(10);
     const frames = parse(body.join(''));
-    expect(frames.map((f) => f.id)).toEqual(Array.from({ length: 302 }, (_, i) => `run_1:${i}`));
+    expect(frames.map((f) => f.id)).toEqual(Array.from({ length: 302 }, (_, i) => String(i)));
     expect(frames.slice(1, -1).map((f) => f.event)).toEqual(Array.from({ length: 300 }, (_, i) => delta(i + 1)));
     expect(body.at(-1)).toContain('"type":"text-end"');
   });

@@ -83,7 +83,7 @@ export function sseResponse(
       // first token); a chunk is bounded (COALESCE_BYTES).
       let text = '';
       const frame = ({ seq, event }: StoredEvent) => {
-        text += formatSseFrame(event, sendsEventId(event, seq, first) ? formatEventId(options.runId, seq) : undefined);
+        text += formatSseFrame(event, sendsEventId(event, seq, first) ? formatEventId(seq) : undefined);
         first = false;
       };
       try {

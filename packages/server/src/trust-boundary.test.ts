@@ -248,13 +248,16 @@ describe('requests a cross-site page or a hostile client can send', () => {
     const runId = res.headers.get('x-parlance-run-id')!;
     const all = await readAll(res);
     const last = all.length - 1;
-    for (const id of [`${runId}:`, `${runId}: 3`, `${runId}:0x3`, `${runId}:-1`, 'other_run:1', `${runId}:${last + 1}`]) {
+    for (const id of [`${runId}:`, `${runId}: 3`, `${runId}:0x3`, `${runId}:-1`, 'other_run:1', `${runId}:${last + 1}`, '3x', '03', '-1', `${last + 1}`]) {
       const r = await app.request(`/runs/${runId}/events`, { headers: { ...alice, 'Last-Event-ID': id } });
       expect(r.status, id).toBe(400);
       expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
     }
-    const tail = await readAll(await app.request(`/runs/${runId}/events`, { headers: { ...alice, 'Last-Event-ID': `${runId}:${last - 1}` } }));
+    const tail = await readAll(await app.request(`/runs/${runId}/events`, { headers: { ...alice, 'Last-Event-ID': `${last - 1}` } }));
     expect(tail.map((f) => f.data?.type)).toEqual(['chat-finish']);
+    // A cursor saved by an older version (`<runId>:<sequence>`) still resumes its own run.
+    const legacy = await readAll(await app.request(`/runs/${runId}/events`, { headers: { ...alice, 'Last-Event-ID': `${runId}:${last - 1}` } }));
+    expect(legacy.map((f) => f.data?.type)).toEqual(['chat-finish']);
   });
 
   it('keeps a provider\'s Retry-After to the browser and adds no empty assistant message per failed retry', async () => {

@@ -28,7 +28,7 @@ function store(messages: Message[]): number {
   const start = process.hrtime.bigint();
   let seq = 0;
   for (const event of events) {
-    state = chatReducer(state, { type: 'event', event, id: `run_b:${seq++}` });
+    state = chatReducer(state, { type: 'event', event, id: String(seq++) });
     // ChatStore publishes (settles) once per animation frame; 60 frames a second at ~1 event per 0.1 ms is one per ~160 events.
     if (seq % 160 === 0) state = settle(state);
   }

@@ -187,7 +187,7 @@ describe('anthropic_messages decoding: content', () => {
     );
     expect(events.find((e) => e.type === 'reasoning-end')).toEqual({
       type: 'reasoning-end',
-      id: 'reasoning-0',
+      id: 'r0',
       signature: 'sig-abc',
       providerState: { anthropic_messages: { signature: 'sig-abc' } },
     });

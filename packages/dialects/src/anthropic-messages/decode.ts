@@ -41,6 +41,7 @@ import {
   type AnthropicState,
   type RawUsage,
 } from './mappings.ts';
+import { blockId } from '../shared/block-id.ts';
 
 type Json = Record<string, unknown>;
 
@@ -58,8 +59,8 @@ interface Block {
 }
 
 /** A block's protocol id; blocks that arrived whole in `message_start` have negative indexes. */
-function blockId(kind: 'text' | 'reasoning' | 'compaction', index: number): string {
-  return index < 0 ? `${kind}-start-${-1 - index}` : `${kind}-${index}`;
+function anthropicBlockId(kind: 'text' | 'reasoning' | 'compaction', index: number): string {
+  return index < 0 ? `${blockId(kind, -1 - index)}s` : blockId(kind, index);
 }
 
 function isObject(value: unknown): value is Json {
@@ -142,7 +143,7 @@ export function createAnthropicDecoder(): Decoder {
     const type = block.type;
     switch (type) {
       case 'text': {
-        const id = blockId('text', index);
+        const id = anthropicBlockId('text', index);
         blocks.set(index, { id, kind: 'text' });
         state.openText(out, id);
         state.text(out, id, str(block.text) ?? '');
@@ -151,7 +152,7 @@ export function createAnthropicDecoder(): Decoder {
         return;
       }
       case 'thinking': {
-        const id = blockId('reasoning', index);
+        const id = anthropicBlockId('reasoning', index);
         const entry: Block = { id, kind: 'thinking' };
         const signature = str(block.signature);
         if (signature) entry.signature = signature;
@@ -161,7 +162,7 @@ export function createAnthropicDecoder(): Decoder {
         return;
       }
       case 'redacted_thinking': {
-        const id = blockId('reasoning', index);
+        const id = anthropicBlockId('reasoning', index);
         blocks.set(index, { id, kind: 'redacted' });
         state.openReasoning(out, id);
         state.annotate(id, { redacted: true, providerState: withAnthropicState({ redactedData: str(block.data) ?? '' }) });
@@ -172,7 +173,7 @@ export function createAnthropicDecoder(): Decoder {
         const encrypted = str(block.encrypted_content);
         if (encrypted) compaction.encryptedContent = encrypted;
         // Buffered until the block ends: the summary arrives whole (content, or compaction_delta).
-        blocks.set(index, { id: blockId('compaction', index), kind: 'compaction', state: compaction, text: str(block.content) ?? '' });
+        blocks.set(index, { id: anthropicBlockId('compaction', index), kind: 'compaction', state: compaction, text: str(block.content) ?? '' });
         return;
       }
       case 'tool_use':
@@ -244,9 +245,9 @@ export function createAnthropicDecoder(): Decoder {
     if (!block) {
       // A delta before its block's start: keep the text rather than lose it; other kinds cannot be placed.
       if (delta.type === 'text_delta') {
-        block = { id: blockId('text', index), kind: 'text' };
+        block = { id: anthropicBlockId('text', index), kind: 'text' };
       } else if (delta.type === 'thinking_delta') {
-        block = { id: blockId('reasoning', index), kind: 'thinking' };
+        block = { id: anthropicBlockId('reasoning', index), kind: 'thinking' };
       } else {
         return;
       }

@@ -21,6 +21,7 @@ import { createStreamState, guard, parseJson } from '../shared/stream-state.ts';
 import type { Decoder, DecoderFailure, WireEvent } from '../types.ts';
 import { googleRpcFailure } from '../shared/google-rpc-error.ts';
 import { createArgsBuilder, type ArgsBuilder, type PartialArg } from './partial-args.ts';
+import { blockId } from '../shared/block-id.ts';
 
 const DIALECT = 'google_gemini';
 
@@ -152,7 +153,7 @@ export function createGeminiDecoder(): Decoder {
 
   function openBlock(out: Event[], kind: OpenBlock['kind']) {
     closeBlock(out);
-    const id = `${kind}-${counts[kind]++}`;
+    const id = blockId(kind, counts[kind]++);
     block = { kind, id };
     if (kind === 'text') state.openText(out, id);
     else state.openReasoning(out, id);

@@ -22,6 +22,7 @@
 import type { ErrorCode, Event, FinishReason, Usage } from '@parlance/protocol';
 import { createStreamState, guard, parseJson } from '../shared/stream-state.ts';
 import type { Decoder, DecoderFailure, WireEvent } from '../types.ts';
+import { blockId } from '../shared/block-id.ts';
 
 type Json = Record<string, unknown>;
 
@@ -75,7 +76,7 @@ export function createOllamaDecoder(): Decoder {
     if (typeof delta !== 'string' || delta === '') return;
     if (block?.kind !== kind) {
       closeBlock(out);
-      block = { kind, id: `${kind}-${counts[kind]++}` };
+      block = { kind, id: blockId(kind, counts[kind]++) };
     }
     if (kind === 'text') state.text(out, block.id, delta);
     else state.reasoning(out, block.id, delta);

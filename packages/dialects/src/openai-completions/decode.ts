@@ -49,6 +49,7 @@ import { createStreamState, guard } from '../shared/stream-state.ts';
 import type { Decoder, DecoderOptions, WireEvent } from '../types.ts';
 import { DIALECT_ID, finishErrorCode, isObject, type JsonObject, mapFinishReason, mapProviderError, mapUsage } from './mappings.ts';
 import { createToolCallReader } from './tool-calls.ts';
+import { blockId } from '../shared/block-id.ts';
 
 
 /**
@@ -143,7 +144,7 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
   function openReasoning(out: Event[]) {
     if (reasoning) return reasoning;
     closeText(out);
-    reasoning = { id: `reasoning-${blockCount++}`, state: {}, hasText: false };
+    reasoning = { id: blockId('reasoning', blockCount++), state: {}, hasText: false };
     state.openReasoning(out, reasoning.id);
     return reasoning;
   }
@@ -155,7 +156,7 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
       state.end(out, refusalId);
       refusalId = undefined;
     }
-    textId ??= `text-${blockCount++}`;
+    textId ??= blockId('text', blockCount++);
     state.text(out, textId, delta);
   }
 
@@ -167,7 +168,7 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
       textId = undefined;
     }
     if (refusalId === undefined) {
-      refusalId = `refusal-${blockCount++}`;
+      refusalId = blockId('refusal', blockCount++);
       state.openText(out, refusalId, { [DIALECT_ID]: { refusal: true } });
     }
     refused = true;
