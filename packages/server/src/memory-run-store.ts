@@ -22,6 +22,7 @@ import {
   runLimitError,
   type StoredEvent,
 } from './run-store.ts';
+import { jsonLength } from './json-length.ts';
 import { PackedEvents } from './packed-events.ts';
 
 /**
@@ -126,8 +127,8 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     for (const w of waiters) w();
   }
 
-  /** `size`: the event's JSON length when the caller measured it already (each event is serialized once here). */
-  function push(run: MemoryRun, event: Event, size = JSON.stringify(event).length): number {
+  /** `size`: the event's JSON length when the caller measured it already (counted, not serialized: the frame serializes it). */
+  function push(run: MemoryRun, event: Event, size = jsonLength(event)): number {
     if (!Array.isArray(run.events)) run.events = run.events.slice(0, run.events.length);
     run.events.push(event);
     run.bytes += size;
@@ -241,7 +242,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     async append(runId, event) {
       const run = runs.get(runId);
       if (!run || run.record.status === 'finished') throw new Error(`No running run ${runId}`);
-      const size = JSON.stringify(event).length;
+      const size = jsonLength(event);
       if (!isTerminalEvent(event)) {
         if (run.events.length >= limits.maxEventsPerRun) throw runLimitError(`${limits.maxEventsPerRun} events`);
         if (run.bytes + size > limits.maxBytesPerRun) throw runLimitError(`${limits.maxBytesPerRun} bytes`);
