@@ -34,17 +34,12 @@ import {
   type Path,
   type RequestDecodeOptions,
 } from '../shared/request-decoding.ts';
+import { geminiState } from './decode.ts';
 
 const DIALECT = 'google_gemini';
 const KNOWN = ['model', 'contents', 'systemInstruction', 'generationConfig', 'tools', 'toolConfig'];
 const CONFIG_KNOWN = ['maxOutputTokens', 'temperature', 'topP', 'stopSequences', 'responseMimeType', 'responseJsonSchema', 'responseSchema', 'thinkingConfig'];
 const LEVELS: Record<string, ReasoningEffort> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' };
-
-function geminiState(fields: JsonObject): JsonObject | undefined {
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
-  return Object.keys(out).length > 0 ? { [DIALECT]: out } : undefined;
-}
 
 interface Calls {
   count: number;

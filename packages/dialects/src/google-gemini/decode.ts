@@ -22,6 +22,7 @@ import type { Decoder, DecoderFailure, WireEvent } from '../types.ts';
 import { googleRpcFailure } from '../shared/google-rpc-error.ts';
 import { createArgsBuilder, type ArgsBuilder, type PartialArg } from './partial-args.ts';
 import { blockId } from '../shared/block-id.ts';
+import { definedFields } from '../shared/json.ts';
 
 const DIALECT = 'google_gemini';
 
@@ -107,8 +108,9 @@ function firstCandidate(candidates: unknown): Json | undefined {
   return undefined;
 }
 
-function geminiState(fields: Json): ProviderState | undefined {
-  const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+/** This dialect's providerState holding the fields that are set, or nothing when none is (the request decoder's too). */
+export function geminiState(fields: Json): ProviderState | undefined {
+  const defined = definedFields(fields);
   return Object.keys(defined).length ? { [DIALECT]: defined } : undefined;
 }
 

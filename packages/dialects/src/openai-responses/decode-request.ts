@@ -16,7 +16,7 @@
  *   are refused: a gateway holds no conversation state.
  */
 import type { Message, ModelRequest, Part, ReasoningEffort, StructuredOutput, ToolChoice } from '@parlance/protocol';
-import { isObject, type JsonObject } from '../shared/json.ts';
+import { definedFields, isObject, type JsonObject } from '../shared/json.ts';
 import {
   arrayAt,
   assignDefined,
@@ -41,9 +41,7 @@ const KNOWN = ['model', 'input', 'instructions', 'max_output_tokens', 'temperatu
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high', 'xhigh']);
 
 function state(fields: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
-  return { [DIALECT]: out };
+  return { [DIALECT]: definedFields(fields) };
 }
 
 function inputParts(content: unknown, path: Path): Part[] {

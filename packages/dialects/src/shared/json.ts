@@ -6,6 +6,13 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The fields that are set: a copy without the `undefined` ones (JSON leaves them out anyway). */
+export function definedFields(fields: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
 /**
  * Tool arguments as a JSON object, for wire formats that carry them as objects
  * (Gemini's protobuf Struct, Ollama's `arguments`): an object as is, a JSON string
