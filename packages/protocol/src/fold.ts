@@ -467,19 +467,38 @@ export function foldEvents(events: Iterable<Event>, initial: FoldState = createF
  * await db.saveThread(next);
  */
 export function threadAfterRun(thread: Thread, events: Iterable<Event>): Thread {
+  const fold = createThreadFold(thread);
+  for (const event of events) fold.push(event);
+  return fold.thread();
+}
+
+/**
+ * `threadAfterRun` one event at a time, for a reader that follows a run as it streams (a server
+ * keeping the thread its browser ends with, say).
+ *
+ * @example
+ * const fold = createThreadFold(sent);
+ * for await (const event of events) fold.push(event);
+ * await db.saveThread(fold.thread());
+ */
+export function createThreadFold(thread: Thread): { push(event: Event): void; thread(): Thread } {
   let state = createFoldState(runMessages(thread.messages));
   let sent: Thread | undefined;
   let metadata = thread.metadata;
-  for (const event of events) {
-    state = reduceEvents(state, event);
-    if (event.type !== 'chat-finish') continue;
-    if (event.thread) sent = event.thread;
-    if (event.metadata) metadata = event.metadata;
-  }
-  if (sent) return sent;
-  const out: Thread = { ...thread, messages: state.messages };
-  if (metadata) out.metadata = metadata;
-  return out;
+  return {
+    push(event) {
+      state = reduceEvents(state, event);
+      if (event.type !== 'chat-finish') return;
+      if (event.thread) sent = event.thread;
+      if (event.metadata) metadata = event.metadata;
+    },
+    thread() {
+      if (sent) return sent;
+      const out: Thread = { ...thread, messages: state.messages };
+      if (metadata) out.metadata = metadata;
+      return out;
+    },
+  };
 }
 
 /**

@@ -57,7 +57,7 @@ export {
 } from './events.ts';
 export { PENDING_KINDS, pendingInputs, type PendingInput, type PendingKind, type RunPause } from './pending.ts';
 export { FINISH_REASONS, HALT_REASONS, type FinishReason, type HaltReason } from './finish.ts';
-export { collectResponse, createFoldState, foldEvents, reduceEvents, threadAfterRun, toResponse, type FoldState } from './fold.ts';
+export { collectResponse, createFoldState, createThreadFold, foldEvents, reduceEvents, threadAfterRun, toResponse, type FoldState } from './fold.ts';
 export {
   messageText,
   partText,

@@ -11,9 +11,7 @@
  *   GET  /models               the models this server offers
  */
 import {
-  createFoldState,
-  reduceEvents,
-  runMessages,
+  createThreadFold,
   type ErrorCode,
   type Event,
   type HaltReason,
@@ -555,17 +553,12 @@ function refuseSystemMessages(thread: Thread): void {
   }
 }
 
-/** The events as they pass, with the thread they fold to from `sent` given to `done` at `chat-finish`. */
+/** The events as they pass, with the thread they fold to from `sent` (as the browser folds them) given to `done` at `chat-finish`. */
 async function* following(sent: Thread, events: AsyncIterable<Event>, done: (thread: Thread) => void): AsyncGenerator<Event> {
-  let state = createFoldState(runMessages(sent.messages));
+  const fold = createThreadFold(sent);
   for await (const event of events) {
-    state = reduceEvents(state, event);
-    if (event.type === 'chat-finish') {
-      const thread: Thread = { ...sent, messages: state.messages };
-      const metadata = event.metadata ?? sent.metadata;
-      if (metadata) thread.metadata = metadata;
-      done(thread);
-    }
+    fold.push(event);
+    if (event.type === 'chat-finish') done(fold.thread());
     yield event;
   }
 }
