@@ -231,6 +231,7 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
       resume: resumeMap(call.resume, messages),
       generateId,
     };
+    if (defaults.maxQueuedBytes !== undefined) config.maxQueuedBytes = positive(defaults.maxQueuedBytes, 'maxQueuedBytes');
     if (sources.length > 0) config.loadTools = loadTools(tools, sources);
     if (call.thread?.metadata) config.threadMetadata = call.thread.metadata;
     if (call.signal) config.signal = call.signal;

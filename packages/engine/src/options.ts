@@ -144,6 +144,13 @@ export interface EngineOptions extends SharedOptions {
   fetch?: typeof globalThis.fetch;
   /** Ids for messages and threads (default: crypto.randomUUID). */
   generateId?: () => string;
+  /**
+   * Bytes of events a run holds for a reader that has not taken them yet (default 256 KiB, counted
+   * as streamed text plus 64 bytes per event). Past it the engine stops reading the model's stream
+   * until the reader catches up, so a slow reader (a server writing each event to Redis) never
+   * makes a fast or endless upstream pile up in memory.
+   */
+  maxQueuedBytes?: number;
 }
 
 /**
@@ -207,7 +214,7 @@ const SHARED_KEYS = [
   'onFinish',
 ] as const satisfies readonly (keyof SharedOptions)[];
 
-export const ENGINE_KEYS: readonly string[] = [...SHARED_KEYS, 'resolveModel', 'env', 'fetch', 'generateId'];
+export const ENGINE_KEYS: readonly string[] = [...SHARED_KEYS, 'resolveModel', 'env', 'fetch', 'generateId', 'maxQueuedBytes'];
 export const CALL_KEYS: readonly string[] = [...SHARED_KEYS, 'messages', 'thread', 'prompt', 'output', 'signal', 'resume'];
 
 export function checkKeys(options: object, known: readonly string[], where: string): void {

@@ -38,7 +38,7 @@ import {
 import type { ResolvedSchema } from '../tools/schema.ts';
 import type { AnyTool } from '../tools/tool.ts';
 import type { ContextPolicy } from '../context/context-policy.ts';
-import { createEventQueue } from './event-queue.ts';
+import { createEventQueue, DEFAULT_MAX_QUEUED_BYTES } from './event-queue.ts';
 import { withoutFailedTurns } from './failed-turns.ts';
 import { owedCalls, withMissingResults } from './pending.ts';
 import { addToCollect, createCollectState, toChatResult, type CollectState, type StepResult } from './result.ts';
@@ -70,6 +70,8 @@ export interface RunConfig {
   generateId: () => string;
   /** Fits each request to the model's context window (context/context-policy.ts). */
   context?: ContextPolicy;
+  /** Bytes of events the run holds for its reader before it stops reading the model (default 256 KiB). */
+  maxQueuedBytes?: number;
 }
 
 /** Events a model may produce; anything else (a misbehaving remote) is dropped. */
@@ -88,9 +90,39 @@ class Halt {
 
 export function runChat(config: RunConfig): AsyncIterable<Event> {
   const controller = new AbortController();
-  const queue = createEventQueue<Event>(() => controller.abort(new ParlanceError('aborted', 'The reader stopped')));
-  void drive(config, controller, queue.push, queue.end);
+  const queue = createEventQueue<Event>(() => controller.abort(new ParlanceError('aborted', 'The reader stopped')), {
+    maxBytes: config.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+    sizeOf: eventBytes,
+  });
+  void drive({ ...config, model: paced(config.model, queue.ready) }, controller, queue.push, queue.end);
   return queue;
+}
+
+/** An event's size for the queue's bound: its streamed text, plus a flat 64 bytes for the rest. */
+const eventBytes = (event: Event): number => 64 + ('delta' in event && typeof event.delta === 'string' ? event.delta.length : 0);
+
+/**
+ * The model, read no faster than the run's reader takes events: each read of its stream waits
+ * for the queue to be under its bound first (backpressure up to the provider's HTTP body, which
+ * is pulled, not pushed). Everything else is the model itself (a prototype, so hooks see it whole).
+ */
+function paced(model: LanguageModel, ready: () => Promise<void>): LanguageModel {
+  const out = Object.create(model) as LanguageModel;
+  Object.defineProperty(out, 'stream', {
+    value: (request: Omit<ModelRequest, 'model'>, options?: Parameters<LanguageModel['stream']>[1]): AsyncIterable<Event> => ({
+      [Symbol.asyncIterator]() {
+        const source = model.stream(request, options)[Symbol.asyncIterator]();
+        return {
+          next: async () => {
+            await ready();
+            return source.next();
+          },
+          return: async (value?: unknown) => (await source.return?.(value)) ?? { done: true, value: undefined },
+        };
+      },
+    }),
+  });
+  return out;
 }
 
 async function drive(config: RunConfig, controller: AbortController, output: (event: Event) => void, end: () => void): Promise<void> {
