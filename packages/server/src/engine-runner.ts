@@ -5,7 +5,7 @@
  */
 import { createEngine, type EngineOptions, getModelInfo, isTool, tool } from '@parlance/engine';
 import { type ModelCapabilities, type ModelEntry, ParlanceError, type ToolDefinition } from '@parlance/protocol';
-import type { ChatRunner, Env } from './handler.ts';
+import type { ChatRunner, Env } from './server-options.ts';
 
 /**
  * 

@@ -1,15 +1,5 @@
-export {
-  createParlanceApp,
-  createParlanceHandler,
-  type ChatRunInput,
-  type ChatRunner,
-  type Env,
-  type ErrorContext,
-  type ParlanceServerOptions,
-  type FinishedRun,
-  type AuthorizeResult,
-  type Principal,
-} from './handler.ts';
+export { createParlanceApp, createParlanceHandler } from './handler.ts';
+export type { AuthorizeResult, ChatRunInput, ChatRunner, Env, ErrorContext, FinishedRun, ParlanceServerOptions, Principal } from './server-options.ts';
 export type { AllowedOrigins } from './request-guard.ts';
 export type { RunnerProfile } from './server-trust.ts';
 export { createMemoryRunStore, type MemoryRunStoreOptions } from './memory-run-store.ts';

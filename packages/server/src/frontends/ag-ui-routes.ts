@@ -10,7 +10,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import { type ChatRequestBody, createThread, type ParlanceError } from '@parlance/protocol';
 import { Hono } from 'hono';
-import { errorResponse } from '../handler.ts';
+import { errorResponse } from '../error-response.ts';
 import { SSE_HEADERS } from '../sse.ts';
 import { createAgUiEventMapper } from './ag-ui-events.ts';
 import { agUiInputToThread } from './ag-ui-messages.ts';

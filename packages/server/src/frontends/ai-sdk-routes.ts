@@ -13,7 +13,7 @@ import { type ChatRequestBody, createThread, type Message } from '@parlance/prot
 import { type Context, Hono } from 'hono';
 import type { UIMessage } from 'ai';
 import * as z from 'zod/mini';
-import { errorResponse } from '../handler.ts';
+import { errorResponse } from '../error-response.ts';
 import { SSE_HEADERS } from '../sse.ts';
 import { type Caller, createFrontendRuns, frontendErrorHandler, type FrontendRouteOptions, type OpenedRun } from './frontend-runs.ts';
 import { frameStream } from './frontend-stream.ts';

@@ -9,7 +9,10 @@
 import { type ChatRequestBody, ParlanceError, type ToolDefinition } from '@parlance/protocol';
 import type { Context, Hono } from 'hono';
 import type { ZodType } from 'zod';
-import { type AuthorizeResult, type ChatRunner, createParlanceApp, errorResponse, type ParlanceServerOptions, type Principal, readBody } from '../handler.ts';
+import { errorResponse } from '../error-response.ts';
+import { createParlanceApp } from '../handler.ts';
+import { readBody } from '../read-body.ts';
+import type { AuthorizeResult, ChatRunner, ParlanceServerOptions, Principal } from '../server-options.ts';
 import { createMemoryRunStore } from '../memory-run-store.ts';
 import { type AllowedOrigins, checkJsonContentType, checkOrigin, jsonDepthExceeds } from '../request-guard.ts';
 import type { RunStore, StoredEvent } from '../run-store.ts';

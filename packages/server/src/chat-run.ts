@@ -1,0 +1,105 @@
+/**
+ * Starting a run for `POST /chat`: the runner's events named, scrubbed and signed on their way
+ * into the store, `onFinish` told how the run ended. The run goes on after the response.
+ */
+import type { ThreadTrust } from '@parlance/engine';
+import { createThreadFold, type Event, type Thread } from '@parlance/protocol';
+import type { Context } from 'hono';
+import { executeRun } from './run-execution.ts';
+import { requestKey } from './run-keys.ts';
+import { storeUnavailable } from './run-store.ts';
+import { waitUntil } from './runtime-env.ts';
+import type { ParsedChatBody } from './schema.ts';
+import { createScrubber, envSecrets, type Scrubber } from './scrub.ts';
+import type { ServerContext } from './server-context.ts';
+import type { ChatRunInput, FinishedRun, Principal } from './server-options.ts';
+import { signingSecrets } from './server-trust.ts';
+
+/** What a verified chat request starts: its body, thread, model, caller and the thread trust. */
+export interface ChatStart {
+  body: ParsedChatBody;
+  thread: Thread;
+  model: string;
+  principal: Principal | undefined;
+  trust: ThreadTrust | undefined;
+}
+
+/** Starts the run, or joins the one this request key already started; the run goes on after the response. */
+export async function startChatRun(ctx: ServerContext, c: Context, start: ChatStart): Promise<string> {
+  const { options, store, generateId } = ctx;
+  const { body, thread, model, principal, trust } = start;
+  const { run, created } = await store
+    .create({ id: generateId('run'), requestKey: requestKey(principal, body.clientRequestId), createdAt: Date.now() })
+    .catch((error: unknown) => {
+      throw storeUnavailable(error);
+    });
+  if (!created) return run.id;
+  const runId = run.id;
+  const env = ctx.env(c);
+  let finalThread: Thread | undefined;
+  const scrub = createScrubber([...envSecrets(env), ...(options.secrets ?? []), ...(ctx.profile(env)?.secrets ?? []), ...(signingSecrets(options, env) ?? [])]);
+  const work = executeRun({
+    store,
+    runId,
+    run: (signal) => {
+      const input: ChatRunInput = { runId, thread, model, options: body.options ?? {}, signal, env, principal, generateId };
+      if (body.resume) input.resume = body.resume;
+      // Every event is scrubbed, then signed: what is signed is exactly what the browser gets.
+      // A caller that sent its thread folds the events onto it (`threadAfterRun`): the runner's
+      // thread is not sent back. A caller that sent bare messages holds no thread, so it gets it.
+      const lean = body.thread !== undefined;
+      const name = (raw: Event): Event => {
+        if (raw.type === 'message-start' && !raw.messageId) return { ...raw, messageId: generateId('msg') };
+        if (lean && raw.type === 'chat-finish' && raw.thread) {
+          const { thread: _foldedByTheBrowser, ...event } = raw;
+          return event;
+        }
+        return raw;
+      };
+      const events = prepared(options.run(input), name, scrub);
+      const signed = trust ? trust.signEvents(thread, events) : events;
+      // `onFinish` gets the thread the browser ends with: what is sent, folded as the browser folds it.
+      return lean && options.onFinish ? following(thread, signed, (t) => (finalThread = t)) : signed;
+    },
+    // The error executeRun writes itself (a runner's exception) is scrubbed too; the runner's events already were.
+    prepare: (event) => (event.type === 'error' ? scrub.event(event) : event),
+    // Text the scrubber still holds when a run ends mid-block (see `prepared`).
+    flush: () => scrub.flush(),
+    onFinish: async (event) => {
+      const finish: FinishedRun = { runId, principal, model, haltReason: event.haltReason, usage: event.usage };
+      const kept = event.thread ?? finalThread;
+      if (kept) finish.thread = kept;
+      await options.onFinish?.(finish);
+    },
+    onError: (error) => ctx.reportError(error, { runId }),
+  });
+  waitUntil(c, work);
+  return runId;
+}
+
+/** The events as they pass, with the thread they fold to from `sent` (as the browser folds them) given to `done` at `chat-finish`. */
+async function* following(sent: Thread, events: AsyncIterable<Event>, done: (thread: Thread) => void): AsyncGenerator<Event> {
+  const fold = createThreadFold(sent);
+  for await (const event of events) {
+    fold.push(event);
+    if (event.type === 'chat-finish') done(fold.thread());
+    yield event;
+  }
+}
+
+/**
+ * The runner's events through `map`, then through the run's scrubber: a delta's tail that may begin a
+ * secret is held back and comes out before the event that must follow it (the block's next delta or
+ * end, a finish); what is still held when the stream ends is taken by `executeRun` (`flush`).
+ */
+async function* prepared(events: AsyncIterable<Event>, map: (event: Event) => Event, scrub: Scrubber): AsyncGenerator<Event> {
+  const released: Event[] = [];
+  for await (const raw of events) {
+    const event = scrub.push(map(raw), released);
+    if (released.length > 0) {
+      const before = released.splice(0);
+      for (const held of before) yield held;
+    }
+    if (event !== undefined) yield event;
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * What every route of one Parlance app shares, built once from its options: the store, ids,
+ * limits, the trust resolver, the error reporter, the offered models and `authorize`.
+ */
+import { type ModelEntry, ParlanceError } from '@parlance/protocol';
+import type { Context } from 'hono';
+import { errorResponse } from './error-response.ts';
+import { createMemoryRunStore } from './memory-run-store.ts';
+import type { AllowedOrigins } from './request-guard.ts';
+import type { RunStore } from './run-store.ts';
+import { type Env, runtimeEnv, startEnv } from './runtime-env.ts';
+import type { ErrorContext, ParlanceServerOptions, Principal } from './server-options.ts';
+import { createTrustResolver, isDevelopment, missingSecretError, type RunnerProfile, signingSecrets } from './server-trust.ts';
+
+export interface ServerContext {
+  readonly options: ParlanceServerOptions;
+  readonly store: RunStore;
+  readonly heartbeatMs: number;
+  readonly maxBodyBytes: number;
+  readonly maxJsonDepth: number;
+  readonly allowedOrigins: AllowedOrigins;
+  generateId(prefix: string): string;
+  /** Gives an error to `onError` (default `console.error`); a failing logger is ignored. */
+  reportError(error: unknown, context: ErrorContext): void;
+  /** What the runner says about itself in this environment. */
+  profile(env: Env): RunnerProfile | undefined;
+  /** The thread trust of this environment (undefined: no signing, as in development without a secret). */
+  trustFor: ReturnType<typeof createTrustResolver>;
+  /** The request's runtime environment. */
+  env(c: Context): Env;
+  /** The models this environment offers. */
+  offered(env: Env): Promise<ModelEntry[]>;
+  /** The caller as `authorize` says: its principal, or a Response that refuses it. */
+  authorize(request: Request): Promise<{ principal: Principal | undefined } | Response>;
+}
+
+function randomId(prefix: string): string {
+  return `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
+}
+
+function logError(error: unknown, context: ErrorContext): void {
+  const where = context.runId ? ` in run ${context.runId}` : context.request ? ` answering ${context.request.method} ${new URL(context.request.url).pathname}` : '';
+  console.error(`[parlance] error${where}:`, error);
+}
+
+/**
+ * The shared state of one app. Refuses to build a server with tools and no signing secret where
+ * the environment is known now (on Workers, bindings only exist per request: there the first
+ * request is refused instead).
+ */
+export function createServerContext(options: ParlanceServerOptions): ServerContext {
+  const profile = (env: Env) => options.run.profile?.(env);
+  const known = startEnv(options.env);
+  if (known && !signingSecrets(options, known) && !isDevelopment(options, known) && (profile(known)?.tools ?? 0) > 0) {
+    throw missingSecretError();
+  }
+  return {
+    options,
+    store: options.store ?? createMemoryRunStore(),
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    maxJsonDepth: options.maxJsonDepth ?? 64,
+    allowedOrigins: options.allowedOrigins ?? (options.authorize ? [] : '*'),
+    generateId: options.generateId ?? randomId,
+    reportError(error, context) {
+      try {
+        (options.onError ?? logError)(error, context);
+      } catch {
+        // A failing logger must not take a run down with it.
+      }
+    },
+    profile,
+    trustFor: createTrustResolver(options, profile),
+    env: (c) => runtimeEnv(c, options.env),
+    offered: async (env) => (typeof options.models === 'function' ? await options.models(env) : options.models),
+    async authorize(request) {
+      if (!options.authorize) return { principal: undefined };
+      const result: unknown = await options.authorize(request);
+      if (result instanceof Response) return result;
+      if (result === undefined || result === null || result === false) {
+        return errorResponse(401, 'authentication', 'Authentication required');
+      }
+      const id = typeof result === 'object' ? (result as { id?: unknown }).id : undefined;
+      if (typeof id !== 'string' || id === '') {
+        // A configuration error, not the caller's: keying runs by anything else (a JSON dump, a prefix) is how they leak.
+        throw new ParlanceError('server_error', '`authorize` must return a principal with a non-empty string `id`', { retryable: false });
+      }
+      return { principal: result as Principal };
+    },
+  };
+}
