@@ -57,7 +57,8 @@ export async function startChatRun(ctx: ServerContext, c: Context, start: ChatSt
         return raw;
       };
       const events = prepared(options.run(input), name, scrub);
-      const signed = trust ? trust.signEvents(thread, events) : events;
+      // Signed for this principal: another principal's thread is refused like an edited one.
+      const signed = trust ? trust.signEvents(thread, events, { principal: principal?.id }) : events;
       // `onFinish` gets the thread the browser ends with: what is sent, folded as the browser folds it.
       return lean && options.onFinish ? following(thread, signed, (t) => (finalThread = t)) : signed;
     },

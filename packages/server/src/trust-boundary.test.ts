@@ -139,6 +139,59 @@ describe('the trust boundary on POST /chat', () => {
     expect(upstream.requests.length).toBe(requestsBefore);
   });
 
+  it("refuses another principal (Mallory) approving alice's paused call (403 permission); alice's own approval runs it", async () => {
+    const { app, thread, transfer, upstream } = await pausedThread(); // paused for alice
+    const before = upstream.requests.length;
+    for (const mallory of ['mallory', 'Alice', 'alice:evil']) {
+      const res = await app.request('/chat', chatRequest({ thread, clientRequestId: `m-${mallory}`, resume: approve() }, { 'x-user': mallory, origin: ORIGIN }));
+      expect(res.status, mallory).toBe(403);
+      const { error } = (await res.json()) as { error: { code: string; issues: { path: unknown[] }[] } };
+      expect(error).toMatchObject({ code: 'permission' });
+      expect(error.issues[0]!.path).toEqual(['thread', 'messages', 1, 'parts', 0]);
+    }
+    expect(transfer).not.toHaveBeenCalled();
+    expect(upstream.requests.length).toBe(before);
+    const own = await app.request('/chat', chatRequest({ thread, clientRequestId: 'own', resume: approve() }, alice));
+    expect((await events(own)).at(-1)).toMatchObject({ type: 'chat-finish', haltReason: 'completed' });
+    expect(transfer).toHaveBeenCalledOnce();
+  });
+
+  it('refuses a signed null sent back as 1e999 (and -0, a lone surrogate, a duplicate key) at the edge with a typed 400; nothing runs', async () => {
+    const setLimit = vi.fn();
+    const f = setup([{ toolCalls: [{ id: 'call_lim', name: 'set_limit', input: { account: 'acct-1', limit: null } }] }, { text: 'ok' }], {
+      run: engineRunner({
+        engine: {
+          tools: [tool({ name: 'set_limit', input: z.object({ account: z.string(), limit: z.number().nullable() }), needsApproval: true, execute: setLimit })],
+          resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { mock: openaiCompatible({ id: 'mock', baseURL: 'http://mock.local/v1', apiKeyEnv: 'MOCK_API_KEY', fetch: async (i, init) => upstreamOf(i, init), retry: false }) } }),
+        },
+      }),
+    });
+    const upstreamOf = (i: RequestInfo | URL, init?: RequestInit) => f.upstream(new Request(i, init));
+    const first = await events(await f.app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 'l1' }, alice)));
+    expect(first.at(-1)).toMatchObject({ type: 'chat-finish', haltReason: 'approval' });
+    const held = JSON.stringify({ thread: finalThread(userThread, first), clientRequestId: 'l2', resume: approve('call_lim') });
+    expect(held).toContain('"limit":null');
+    const edits: [string, string][] = [
+      ['1e999', held.replace('"limit":null', '"limit":1e999')],
+      ['-0', held.replace('"limit":null', '"limit":-0')],
+      ['a lone surrogate', held.replace('"account":"acct-1"', '"account":"acct-1\\ud800"')],
+      ['a duplicate key', held.replace('"limit":null', '"limit":null,"limit":1e308')],
+    ];
+    for (const [name, body] of edits) {
+      expect(body, name).not.toBe(held);
+      const res = await f.app.request('/chat', chatRequest(body, alice));
+      expect(res.status, name).toBe(400);
+      const { error } = (await res.json()) as { error: { code: string; issues: { path: unknown[] }[] } };
+      expect(error.code).toBe('invalid_request');
+      expect(error.issues[0]!.path.slice(0, 3)).toEqual(['thread', 'messages', 1]);
+    }
+    expect(setLimit).not.toHaveBeenCalled();
+    // The untouched thread still runs the call with the signed null.
+    const ok = await events(await f.app.request('/chat', chatRequest(held, alice)));
+    expect(ok.at(-1)).toMatchObject({ type: 'chat-finish', haltReason: 'completed' });
+    expect(setLimit).toHaveBeenCalledWith({ account: 'acct-1', limit: null }, expect.anything());
+  });
+
   it('lets a server allow system messages explicitly', async () => {
     const { app } = setup([{ text: 'ok' }], { allowSystemMessages: true });
     const thread = { ...userThread, messages: [{ id: 's', role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] }, ...userThread.messages] };

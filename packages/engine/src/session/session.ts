@@ -81,12 +81,14 @@ function isEmpty(decisions: ResumeInput): boolean {
  */
 export interface SessionRunOptions extends SessionCallOptions {
   trust?: ThreadTrust;
+  /** The id of the principal the session belongs to: signatures are issued to it and verified against it. */
+  principal?: string;
 }
 
-async function runChecked(engine: Engine, call: CallOptions & { thread: Thread }, trust: ThreadTrust | undefined): Promise<ChatResult> {
+async function runChecked(engine: Engine, call: CallOptions & { thread: Thread }, trust: ThreadTrust | undefined, principal?: string): Promise<ChatResult> {
   if (!trust) return engine.chat(call);
-  await trust.verifyThread(call.thread, call.resume ? { resume: call.resume } : {});
-  return collect(trust.signEvents(call.thread, engine.streamChat(call)));
+  await trust.verifyThread(call.thread, { principal, ...(call.resume ? { resume: call.resume } : {}) });
+  return collect(trust.signEvents(call.thread, engine.streamChat(call), { principal }));
 }
 
 /**
@@ -182,20 +184,20 @@ export class ChatSession {
    * untrusted as a thread from a browser) and what the run adds is signed.
    */
   async continue(engine: Engine, options: SessionRunOptions = {}): Promise<ChatResult> {
-    const { trust, ...rest } = options;
+    const { trust, principal, ...rest } = options;
     const call: CallOptions & { thread: Thread } = { ...rest, thread: this.state.thread };
     if (!isEmpty(this.state.decisions)) call.resume = this.state.decisions;
-    return this.apply(await runChecked(engine, call, trust));
+    return this.apply(await runChecked(engine, call, trust, principal));
   }
 
   /** Adds a user message and runs (with `trust`: verified and signed, as `continue`). */
   async send(engine: Engine, message: string | MessageInput, options: SessionRunOptions = {}): Promise<ChatResult> {
-    const { trust, ...rest } = options;
+    const { trust, principal, ...rest } = options;
     const input: MessageInput = typeof message === 'string' ? { role: 'user', content: message } : message;
     const thread = this.state.thread;
     if (!trust) return this.apply(await engine.chat({ ...rest, thread, messages: [input] }));
     const added = threadFrom([input], thread.id).messages;
-    return this.apply(await runChecked(engine, { ...rest, thread: { ...thread, messages: [...thread.messages, ...added] } }, trust));
+    return this.apply(await runChecked(engine, { ...rest, thread: { ...thread, messages: [...thread.messages, ...added] } }, trust, principal));
   }
 
   private apply(result: ChatResult): ChatResult {

@@ -2,8 +2,10 @@
  * HMAC-SHA-256 keys through Web Crypto (Workers, Deno, Bun, browsers and Node 20 all
  * have `crypto.subtle`). The first key signs; every key verifies, so a key can be
  * rotated without breaking the threads browsers still hold (see SECURITY.md).
- * A signature reads `p1.<key id>.<mac>` (base64url): the key id picks the key to check
- * it with, and is itself an HMAC of a constant, so it says nothing about the key.
+ * A signature reads `p2.<key id>.<mac>` (base64url): the key id picks the key to check
+ * it with, and is itself an HMAC of a constant, so it says nothing about the key. `p2`
+ * texts name the principal they were issued to (thread-trust.ts); `p1` signatures (before
+ * that) no longer verify.
  */
 import { ParlanceError } from '@parlance/protocol';
 
@@ -16,6 +18,8 @@ import { ParlanceError } from '@parlance/protocol';
 export const MIN_SECRET_LENGTH = 32;
 
 const encoder = new TextEncoder();
+/** The signature format: `p2` texts start with the principal's id (see thread-trust.ts). */
+const VERSION = 'p2';
 
 export interface SigningKey {
   id: string;
@@ -70,11 +74,11 @@ export function signingKeys(secret: string | readonly string[]): SigningKeys {
     async sign(text) {
       const [first] = await keys();
       const mac = await crypto.subtle.sign('HMAC', first!.key, encoder.encode(text));
-      return `p1.${first!.id}.${base64url(mac)}`;
+      return `${VERSION}.${first!.id}.${base64url(mac)}`;
     },
     async verify(text, signature) {
       const [version, id, mac, extra] = signature.split('.');
-      if (version !== 'p1' || !id || !mac || extra !== undefined) return false;
+      if (version !== VERSION || !id || !mac || extra !== undefined) return false;
       const bytes = fromBase64url(mac);
       if (bytes?.length !== 32) return false;
       const data = encoder.encode(text);

@@ -24,10 +24,10 @@ function fixture(script: Script, secret: string | string[] = SECRET) {
   const engine = createEngine({ model: fakeModel({ script }), tools, generateId: () => `m${++n}` });
   const trust = createThreadTrust({ secret });
   /** What the server does with a request: verify, run, sign. */
-  const post = async (thread: Thread, resume?: ResumeInput) => {
-    await trust.verifyThread(thread, resume ? { resume } : {});
+  const post = async (thread: Thread, resume?: ResumeInput, principal?: string) => {
+    await trust.verifyThread(thread, { principal, ...(resume ? { resume } : {}) });
     const call = resume ? { thread, resume } : { thread };
-    return collect(trust.signEvents(thread, engine.streamChat(call)));
+    return collect(trust.signEvents(thread, engine.streamChat(call), { principal }));
   };
   return { engine, trust, post, transfer, balance };
 }
@@ -62,9 +62,9 @@ describe('createThreadTrust', () => {
   it('signs every call, result and pause of a run; the signed thread resumes through a JSON round trip', async () => {
     const { thread, post, transfer } = await paused();
     const [, assistant, tools] = thread.messages;
-    expect(assistant!.parts.filter((p) => p.type === 'tool-call').every((p) => (p as ToolCallPart).signature?.startsWith('p1.'))).toBe(true);
-    expect((tools!.parts[0] as ToolResultPart).signature).toMatch(/^p1\./);
-    expect(assistant!.pause?.signature).toMatch(/^p1\./);
+    expect(assistant!.parts.filter((p) => p.type === 'tool-call').every((p) => (p as ToolCallPart).signature?.startsWith('p2.'))).toBe(true);
+    expect((tools!.parts[0] as ToolResultPart).signature).toMatch(/^p2\./);
+    expect(assistant!.pause?.signature).toMatch(/^p2\./);
     const done = await post(parseThread(JSON.stringify(thread)), { approvals: [{ toolCallId: 'call_0_1', approved: true }] });
     expect(done.haltReason).toBe('completed');
     expect(transfer).toHaveBeenCalledOnce();
@@ -224,7 +224,7 @@ describe('createThreadTrust', () => {
     })();
     const result = await collect(trust.signEvents(thread, events));
     const call = result.thread.messages[1]!.parts[0] as ToolCallPart;
-    expect(call).toMatchObject({ id: 'c1', input: '{"x":', signature: expect.stringMatching(/^p1\./) });
+    expect(call).toMatchObject({ id: 'c1', input: '{"x":', signature: expect.stringMatching(/^p2\./) });
     await expect(trust.verifyThread({ ...result.thread, messages: [...result.thread.messages, user('next', 'u2')] })).resolves.toBeUndefined();
   });
 
@@ -245,5 +245,62 @@ describe('createThreadTrust', () => {
     const done = await loaded.continue(engine, { trust });
     expect(done.haltReason).toBe('completed');
     expect(transfer).toHaveBeenCalledWith(pay(5), expect.anything());
+  });
+
+  it("binds the principal: Mallory cannot approve Carol's call, Carol can", async () => {
+    const f = fixture([{ toolCalls: [{ name: 'transfer_money', input: pay(5) }] }, { text: 'Sent.' }]);
+    const first = await f.post(createThread('t1', [user('pay alice 5')]), undefined, 'carol');
+    expect(first.haltReason).toBe('approval');
+    const held = copy(first.thread);
+    const resume = { approvals: [{ toolCallId: 'call_0_0', approved: true }] };
+    for (const other of ['mallory', undefined, 'carol ', 'Carol']) {
+      await expect(f.post(held, resume, other)).rejects.toMatchObject({ code: 'permission', status: 403, path: ['messages', 1, 'parts', 0] });
+    }
+    expect(f.transfer).not.toHaveBeenCalled();
+    expect((await f.post(held, resume, 'carol')).haltReason).toBe('completed');
+    expect(f.transfer).toHaveBeenCalledOnce();
+  });
+
+  it('refuses a thread signed before signatures named the principal (p1), saying so', async () => {
+    const { thread, post, transfer } = await paused();
+    const call = callAt(thread, 1, 1);
+    call.signature = call.signature!.replace(/^p2\./, 'p1.');
+    await expect(post(thread, { approvals: [{ toolCallId: 'call_0_1', approved: true }] })).rejects.toMatchObject({
+      code: 'permission',
+      path: ['messages', 1, 'parts', 1],
+      message: expect.stringMatching(/older version/),
+    });
+    expect(transfer).not.toHaveBeenCalled();
+  });
+
+  it('a signed null that comes back as Infinity (1e999), -0 or a lone surrogate is refused, running nothing', async () => {
+    const setLimit = vi.fn();
+    const tools = [tool({ name: 'set_limit', input: z.object({ account: z.string(), limit: z.any() }), needsApproval: true, execute: setLimit })];
+    const engine = createEngine({ model: fakeModel({ script: [{ toolCalls: [{ name: 'set_limit', input: { account: 'acct-1', limit: null } }] }, { text: 'ok' }] }), tools, generateId: () => 'm' });
+    const trust = createThreadTrust({ secret: SECRET });
+    const first = await collect(trust.signEvents(createThread('t1', [user('no limit')]), engine.streamChat({ thread: createThread('t1', [user('no limit')]) })));
+    const resume = { approvals: [{ toolCallId: 'call_0_0', approved: true }] };
+    for (const limit of [JSON.parse('1e999'), -Infinity, Number.NaN, -0, '\ud800']) {
+      const edited = copy(first.thread);
+      (callAt(edited, 1, 0).input as { limit: unknown }).limit = limit;
+      await expect(trust.verifyThread(edited, { resume })).rejects.toMatchObject({ code: 'permission', path: ['messages', 1, 'parts', 0] });
+    }
+    await expect(trust.verifyThread(copy(first.thread), { resume })).resolves.toBeUndefined();
+    expect(setLimit).not.toHaveBeenCalled();
+  });
+
+  it('leaves a call whose input has no JSON form unsigned (so it can never be resumed) instead of failing the run', async () => {
+    const trust = createThreadTrust({ secret: SECRET });
+    const thread = createThread('t1', [user('hi')]);
+    const events = (async function* (): AsyncGenerator<Event> {
+      yield { type: 'message-start', messageId: 'a1' };
+      yield { type: 'tool-call-start', id: 'c1', name: 'get_balance' };
+      yield { type: 'tool-call-end', id: 'c1', input: { n: Number.POSITIVE_INFINITY } };
+      yield { type: 'chat-finish', haltReason: 'completed', usage: {} };
+    })();
+    const out: Event[] = [];
+    for await (const event of trust.signEvents(thread, events)) out.push(event);
+    expect(out.map((e) => e.type)).toEqual(['message-start', 'tool-call-start', 'tool-call-end', 'chat-finish']);
+    expect(out[2]).not.toHaveProperty('signature');
   });
 });

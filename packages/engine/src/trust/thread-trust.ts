@@ -1,7 +1,8 @@
 /**
  * The trust boundary around a browser-held thread. The thread lives in the browser and
  * comes back with every request, so the server signs what it must later believe, and
- * believes nothing else:
+ * believes nothing else. Every signature is issued to one principal (the `authorize` id, or
+ * none) and one thread, and covers:
  *
  * - every tool call the model made: thread id, message id and role, the part's position,
  *   call id, name and exact (canonical JSON) input;
@@ -36,7 +37,7 @@ import { canonicalJson } from './canonical-json.ts';
 import { signingKeys } from './signing-keys.ts';
 
 /**
- * 
+ * The signing secret (or a rotation list) of a trust boundary.
  *
  * @example
  * createThreadTrust({ secret: [process.env.PARLANCE_SECRET!, process.env.PARLANCE_SECRET_PREVIOUS!] });
@@ -50,16 +51,33 @@ export interface ThreadTrustOptions {
 }
 
 /**
- * 
+ * What a thread is verified against: the principal sending it, what the request answers, and whether system messages pass.
  *
  * @example
- * await trust.verifyThread(thread, { resume: body.resume });
+ * await trust.verifyThread(thread, { principal: user.id, resume: body.resume });
  */
 export interface VerifyThreadOptions {
+  /**
+   * The id of the principal sending the thread (`authorize`'s `id`). Every signature covers the
+   * principal it was issued to, so a thread signed for another principal is refused like an
+   * edited one. Leave it out (or pass the same value on both sides) when there are no principals.
+   */
+  principal?: string | undefined;
   /** What the request answers: each entry must match a signed pending input of its kind. */
   resume?: ResumeInput;
   /** Accept `system` messages from the client (default false: the system prompt is the server's). */
   allowSystemMessages?: boolean;
+}
+
+/**
+ * Options of `signEvents` and `signThread`: whom the signatures are issued to.
+ *
+ * @example
+ * trust.signEvents(thread, engine.streamChat({ thread }), { principal: user.id });
+ */
+export interface SignOptions {
+  /** The id of the principal the run belongs to (`authorize`'s `id`); verify with the same. */
+  principal?: string | undefined;
 }
 
 /**
@@ -77,9 +95,9 @@ export interface ThreadTrust {
    */
   verifyThread(thread: Thread, options?: VerifyThreadOptions): Promise<void>;
   /** The run's events with signatures added to tool calls, tool results, pauses and the final thread. */
-  signEvents(thread: Thread, events: AsyncIterable<Event>): AsyncIterable<Event>;
+  signEvents(thread: Thread, events: AsyncIterable<Event>, options?: SignOptions): AsyncIterable<Event>;
   /** A copy of a thread the host itself built (seeded history, a migration) with every tool part and pause signed, in every version of a branched thread. */
-  signThread(thread: Thread): Promise<Thread>;
+  signThread(thread: Thread, options?: SignOptions): Promise<Thread>;
 }
 
 type Path = (string | number)[];
@@ -88,8 +106,18 @@ function refuse(path: Path, message: string): ParlanceError {
   return new ParlanceError('permission', message, { status: 403, path, retryable: false });
 }
 
-function callText(threadId: string, message: Message, index: number, part: ToolCallPart): string {
-  return canonicalJson(['call', threadId, message.id, message.role, index, part.id, part.name, part.input, part.providerExecuted === true]);
+/**
+ * Whom and what a signature is issued for: the principal's id (null without principals) and the
+ * thread's id. Every signed text starts with both, so a part, result or pause signed for one
+ * principal or thread never verifies for another.
+ */
+interface Scope {
+  principal: string | null;
+  threadId: string;
+}
+
+function callText({ principal, threadId }: Scope, message: Message, index: number, part: ToolCallPart): string {
+  return canonicalJson(['call', principal, threadId, message.id, message.role, index, part.id, part.name, part.input, part.providerExecuted === true]);
 }
 
 /** The signature of the call a result answers: the same message (provider-executed) or the assistant message before the tool messages. */
@@ -105,11 +133,12 @@ function answeredCallSignature(messages: readonly Message[], at: number, toolCal
   return call?.signature ?? '';
 }
 
-function resultText(threadId: string, messages: readonly Message[], at: number, index: number, part: ToolResultPart): string {
+function resultText({ principal, threadId }: Scope, messages: readonly Message[], at: number, index: number, part: ToolResultPart): string {
   const message = messages[at]!;
   const call = answeredCallSignature(messages, at, part.toolCallId);
   return canonicalJson([
     'result',
+    principal,
     threadId,
     message.id,
     message.role,
@@ -123,10 +152,10 @@ function resultText(threadId: string, messages: readonly Message[], at: number, 
   ]);
 }
 
-function pauseText(threadId: string, message: Message, waitingFor: readonly PendingInput[]): string {
+function pauseText({ principal, threadId }: Scope, message: Message, waitingFor: readonly PendingInput[]): string {
   const waiting = waitingFor.map((w) => [w.kind, w.toolCallId, w.name, w.input, w.question]);
   const calls = message.parts.filter((p): p is ToolCallPart => p.type === 'tool-call').map((p) => p.signature ?? '');
-  return canonicalJson(['pause', threadId, message.id, waiting, calls]);
+  return canonicalJson(['pause', principal, threadId, message.id, waiting, calls]);
 }
 
 /** Which resume list answers which kind of pending input. */
@@ -147,8 +176,24 @@ const RESUME_KINDS = { toolResults: 'client-tool', approvals: 'approval', answer
 export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
   const keys = signingKeys(options.secret);
 
+  /**
+   * A signature of the text `build` writes, or undefined when the value holds something JSON cannot
+   * (Infinity from a model's `1e999`, -0, a lone surrogate): such a part is left unsigned, so it can
+   * never be resumed or answered (it reaches the browser as JSON, i.e. changed), and the run goes on.
+   */
+  async function signText(build: () => string): Promise<string | undefined> {
+    let text: string;
+    try {
+      text = build();
+    } catch {
+      return undefined;
+    }
+    return keys.sign(text);
+  }
+
   async function verifyThread(thread: Thread, verify: VerifyThreadOptions = {}): Promise<void> {
     const { messages } = thread;
+    const scope: Scope = { principal: verify.principal ?? null, threadId: thread.id };
     const checks: { path: Path; what: string; text: string; signature: string }[] = [];
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]!;
@@ -161,7 +206,14 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
         const path = ['messages', i, 'parts', j];
         const what = part.type === 'tool-call' ? `The tool call "${part.id}"` : `The tool result for "${part.toolCallId}"`;
         if (typeof part.signature !== 'string' || part.signature === '') throw refuse(path, `${what} is not signed by this server`);
-        const text = part.type === 'tool-call' ? callText(thread.id, message, j, part) : resultText(thread.id, messages, i, j, part);
+        if (part.signature.startsWith('p1.')) throw refuse(path, `${what} was signed by an older version of this server (before signatures named their principal): ask again`);
+        let text: string;
+        try {
+          text = part.type === 'tool-call' ? callText(scope, message, j, part) : resultText(scope, messages, i, j, part);
+        } catch {
+          // A value the server never signs (Infinity, -0, a lone surrogate): edited on the way.
+          throw refuse(path, `${what} holds a value that is not JSON, so it was not signed by this server`);
+        }
         checks.push({ path, what, text, signature: part.signature });
       }
     }
@@ -170,7 +222,7 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
     const bad = valid.indexOf(false);
     if (bad >= 0) {
       const { path, what } = checks[bad]!;
-      throw refuse(path, `${what} does not match its signature (edited, moved or from another thread)`);
+      throw refuse(path, `${what} does not match its signature (edited, moved, from another thread or signed for another principal)`);
     }
 
     // What the run would act on: the trailing assistant message's calls still owed a result.
@@ -184,7 +236,13 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
     let pending: PendingInput[] = [];
     if (paused?.role === 'assistant' && paused.pause) {
       const { pause } = paused;
-      if (typeof pause.signature !== 'string' || !(await keys.verify(pauseText(thread.id, paused, pause.waitingFor), pause.signature))) {
+      let text: string | undefined;
+      try {
+        text = pauseText(scope, paused, pause.waitingFor);
+      } catch {
+        text = undefined;
+      }
+      if (typeof pause.signature !== 'string' || text === undefined || !(await keys.verify(text, pause.signature))) {
         throw refuse(['messages', last, 'pause'], 'The run\'s pause is not signed by this server, or was edited');
       }
       pending = pendingInputs(messages);
@@ -210,7 +268,8 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
     }
   }
 
-  async function* signStream(thread: Thread, events: AsyncIterable<Event>): AsyncGenerator<Event> {
+  async function* signStream(thread: Thread, events: AsyncIterable<Event>, options: SignOptions = {}): AsyncGenerator<Event> {
+    const scope: Scope = { principal: options.principal ?? null, threadId: thread.id };
     // From where the engine and the client start (`runMessages`), so positions signed here are theirs.
     let state: FoldState = createFoldState(runMessages(thread.messages));
     const pass = (event: Event): Event => {
@@ -223,7 +282,8 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
       const ref = folded.blocks[event.id]!;
       const message = folded.messages[ref.message]!;
       const part = message.parts[ref.part] as ToolCallPart;
-      return pass({ ...unsigned, signature: await keys.sign(callText(thread.id, message, ref.part, part)) });
+      const signature = await signText(() => callText(scope, message, ref.part, part));
+      return pass(signature ? { ...unsigned, signature } : unsigned);
     };
     for await (const event of events) {
       switch (event.type) {
@@ -267,8 +327,8 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
           const at = unsigned.providerExecuted ? folded.current : folded.messages.length - 1;
           const message = folded.messages[at]!;
           const index = message.parts.length - 1;
-          const text = resultText(thread.id, folded.messages, at, index, message.parts[index] as ToolResultPart);
-          yield pass({ ...unsigned, signature: await keys.sign(text) });
+          const signature = await signText(() => resultText(scope, folded.messages, at, index, message.parts[index] as ToolResultPart));
+          yield pass(signature ? { ...unsigned, signature } : unsigned);
           break;
         }
         case 'run-paused': {
@@ -283,7 +343,8 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
           }
           const message = state.messages[at]!;
           const { signature: _ignored, ...unsigned } = event;
-          yield pass({ ...unsigned, messageId: message.id, signature: await keys.sign(pauseText(thread.id, message, event.waitingFor)) });
+          const signature = await signText(() => pauseText(scope, message, event.waitingFor));
+          yield pass(signature ? { ...unsigned, messageId: message.id, signature } : { ...unsigned, messageId: message.id });
           break;
         }
         default:
@@ -293,7 +354,7 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
   }
 
   /** Signs one linear list of messages (the active path, or one inactive version of a branched thread). */
-  async function signMessages(threadId: string, path: readonly Message[]): Promise<Message[]> {
+  async function signMessages(scope: Scope, path: readonly Message[]): Promise<Message[]> {
     const messages = path.map((m) => ({ ...m, parts: m.parts.slice() }));
     // Calls first, then results (a result covers its call's signature), then pauses (they cover the calls').
     const sign = async (type: 'tool-call' | 'tool-result') => {
@@ -303,10 +364,10 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
         for (let j = 0; j < message.parts.length; j++) {
           const part = message.parts[j]!;
           if (part.type !== type) continue;
-          const text = part.type === 'tool-call' ? callText(threadId, message, j, part) : resultText(threadId, messages, i, j, part as ToolResultPart);
+          const text = () => (part.type === 'tool-call' ? callText(scope, message, j, part) : resultText(scope, messages, i, j, part as ToolResultPart));
           work.push(
-            keys.sign(text).then((signature) => {
-              message.parts[j] = { ...part, signature };
+            signText(text).then((signature) => {
+              if (signature) message.parts[j] = { ...part, signature };
             }),
           );
         }
@@ -318,8 +379,8 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
     await Promise.all(
       messages.map(async (message, i) => {
         if (!message.pause) return;
-        const signature = await keys.sign(pauseText(threadId, message, message.pause.waitingFor));
-        messages[i] = { ...message, pause: { ...message.pause, signature } };
+        const signature = await signText(() => pauseText(scope, message, message.pause!.waitingFor));
+        if (signature) messages[i] = { ...message, pause: { ...message.pause, signature } };
       }),
     );
     return messages;
@@ -329,11 +390,12 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
    * Every version is signed, not only the active path: a version switched back in sits where it
    * was written (its messages' ids, roles and part positions unchanged), so it verifies as it is.
    */
-  async function signThread(thread: Thread): Promise<Thread> {
-    const messages = await signMessages(thread.id, thread.messages);
+  async function signThread(thread: Thread, options: SignOptions = {}): Promise<Thread> {
+    const scope: Scope = { principal: options.principal ?? null, threadId: thread.id };
+    const messages = await signMessages(scope, thread.messages);
     if (!thread.branches) return { ...thread, messages };
     const entries = Object.entries(thread.branches).map(async ([key, branch]) => {
-      const others = await Promise.all(branch.others.map((version) => signMessages(thread.id, version)));
+      const others = await Promise.all(branch.others.map((version) => signMessages(scope, version)));
       return [key, { ...branch, others }] as const;
     });
     return { ...thread, messages, branches: Object.fromEntries(await Promise.all(entries)) };

@@ -9,12 +9,13 @@
 import { type ChatRequestBody, ParlanceError, type ToolDefinition } from '@parlance/protocol';
 import type { Context, Hono } from 'hono';
 import type { ZodType } from 'zod';
-import { errorResponse } from '../error-response.ts';
+import { errorResponse, jsonRefusal } from '../error-response.ts';
 import { createParlanceApp } from '../handler.ts';
 import { readBody } from '../read-body.ts';
 import type { AuthorizeResult, ChatRunner, ParlanceServerOptions, Principal } from '../server-options.ts';
 import { createMemoryRunStore } from '../memory-run-store.ts';
-import { type AllowedOrigins, checkJsonContentType, checkOrigin, jsonDepthExceeds } from '../request-guard.ts';
+import { type AllowedOrigins, checkJsonContentType, checkOrigin } from '../request-guard.ts';
+import { parseRequestJson } from '../strict-json.ts';
 import type { RunStore, StoredEvent } from '../run-store.ts';
 import { clientOptionsSchema } from '../schema.ts';
 
@@ -145,13 +146,10 @@ export function createFrontendRuns(options: ParlanceServerOptions): FrontendRuns
       if (caller instanceof Response) return caller;
       const text = await readBody(c.req.raw, maxBodyBytes);
       if (text instanceof Response) return text;
-      if (jsonDepthExceeds(text, maxJsonDepth)) {
-        return errorResponse(400, 'invalid_request', `The body nests arrays and objects deeper than ${maxJsonDepth} levels`);
-      }
       try {
-        return { caller, json: JSON.parse(text) as unknown };
+        return { caller, json: parseRequestJson(text, maxJsonDepth) };
       } catch (error) {
-        return errorResponse(400, 'invalid_request', `The body is not valid JSON: ${(error as Error).message}`);
+        return jsonRefusal(error);
       }
     },
     async start(c, caller, body, clientTools) {

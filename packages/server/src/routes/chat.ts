@@ -6,12 +6,13 @@
 import { createThread, type Message, ParlanceError, parseThread, type Thread } from '@parlance/protocol';
 import { Hono } from 'hono';
 import { startChatRun } from '../chat-run.ts';
-import { errorResponse, refusal } from '../error-response.ts';
+import { errorResponse, jsonRefusal, refusal } from '../error-response.ts';
 import { readBody } from '../read-body.ts';
-import { checkJsonContentType, checkOrigin, jsonDepthExceeds } from '../request-guard.ts';
+import { checkJsonContentType, checkOrigin } from '../request-guard.ts';
 import { chatBodySchema, clientOptionsSchema } from '../schema.ts';
 import type { ServerContext } from '../server-context.ts';
 import { sseResponse } from '../sse.ts';
+import { parseRequestJson } from '../strict-json.ts';
 
 /** The `POST /chat` route of one app. */
 export function chatRoutes(ctx: ServerContext): Hono<any, any, any> {
@@ -32,14 +33,11 @@ export function chatRoutes(ctx: ServerContext): Hono<any, any, any> {
     }
     const text = await readBody(c.req.raw, maxBodyBytes);
     if (text instanceof Response) return text;
-    if (jsonDepthExceeds(text, maxJsonDepth)) {
-      return errorResponse(400, 'invalid_request', `The body nests arrays and objects deeper than ${maxJsonDepth} levels`);
-    }
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = parseRequestJson(text, maxJsonDepth);
     } catch (error) {
-      return errorResponse(400, 'invalid_request', `The body is not valid JSON: ${(error as Error).message}`);
+      return jsonRefusal(error);
     }
     const parsed = chatBodySchema.safeParse(json);
     if (!parsed.success) {
@@ -64,7 +62,8 @@ export function chatRoutes(ctx: ServerContext): Hono<any, any, any> {
     // The trust boundary: nothing in the thread runs, and nothing answers a pause, unless this server signed it.
     const trust = ctx.trustFor(env);
     try {
-      if (trust) await trust.verifyThread(thread, { ...(body.resume ? { resume: body.resume } : {}), allowSystemMessages: options.allowSystemMessages ?? false });
+      // Verified for this principal: a thread signed for another is refused like an edited one.
+      if (trust) await trust.verifyThread(thread, { principal: principal?.id, ...(body.resume ? { resume: body.resume } : {}), allowSystemMessages: options.allowSystemMessages ?? false });
       else if (!options.allowSystemMessages) refuseSystemMessages(thread);
     } catch (error) {
       const e = ParlanceError.from(error);
