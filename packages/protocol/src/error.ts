@@ -27,6 +27,11 @@ export const ERROR_CODES = [
   'run_lost',
   /** The server's run store (Redis, Durable Object) did not answer; nothing was started or the run could not go on. */
   'store_unavailable',
+  /**
+   * The run's events were dropped to keep the server's memory within its budget (or its retention
+   * ended): it cannot be resumed. Start a fresh run from the thread you hold (`retry()` does).
+   */
+  'run_expired',
   /** A chat is streaming a response: editing, regenerating or switching versions waits until it ends (`await chat.idle()`). */
   'busy',
   /** The run is paused for an approval, an answer or a client tool result; answer it first (see `pendingInputs`). */

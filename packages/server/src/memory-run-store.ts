@@ -3,34 +3,46 @@
  * any request this process (or Worker isolate) serves; behind a load balancer with
  * several instances use the Redis or Durable Object store.
  *
- * Memory is bounded: at most `maxRunning` runs go on and `maxStoredRuns` are kept,
- * each holding at most `maxBytesPerRun` of events; over a cap a new run is refused
- * (503), never made room for by dropping a run someone may still resume.
+ * Three phases, each in its own file and testable alone: the runs (memory-runs.ts), the limits
+ * (run-budget.ts) and the retention of finished runs (finished-runs.ts). This file wires them
+ * to the `RunStore` contract. Memory is bounded by bytes, not only by counts: going runs hold
+ * at most `maxLiveBytes` of events together (past it a run is stopped with `run_limit` and new
+ * runs are refused with 503), finished runs at most `maxFinishedBytes` (past it the oldest are
+ * evicted and answer `run_expired`), each run at most `maxBytesPerRun`.
  */
 import type { Event } from '@parlance/protocol';
+import { createFinishedRuns } from './finished-runs.ts';
+import { jsonLength } from './json-length.ts';
+import { createRunTable, type MemoryRun } from './memory-runs.ts';
+import { createRunBudget } from './run-budget.ts';
 import {
   type CreatedRun,
   DEFAULT_RUN_LIMITS,
   isTerminalEvent,
   lostRunEvents,
   type NewRun,
-  overloadedError,
+  noEndingError,
   type RunLimits,
   type RunRecord,
   type RunSignal,
   type RunStore,
-  runLimitError,
+  runEndedError,
+  runExpiredError,
+  runNotFoundError,
   type StoredEvent,
 } from './run-store.ts';
-import { jsonLength } from './json-length.ts';
-import { PackedEvents } from './packed-events.ts';
+
+/** Bytes of event JSON all going runs of a memory store hold together unless `maxLiveBytes` says otherwise (128 MiB). */
+export const DEFAULT_MAX_LIVE_BYTES = 128 * 1024 * 1024;
+/** Bytes of event JSON all finished runs of a memory store keep together unless `maxFinishedBytes` says otherwise (64 MiB). */
+export const DEFAULT_MAX_FINISHED_BYTES = 64 * 1024 * 1024;
 
 /**
  * Options of {@link createMemoryRunStore}.
  *
  * @example
  * ```ts
- * const store = createMemoryRunStore({ limits: { maxRunning: 100 }, maxStoredRuns: 5_000 });
+ * const store = createMemoryRunStore({ limits: { maxRunning: 100 }, maxStoredRuns: 5_000, maxFinishedBytes: 32 * 1024 * 1024 });
  * ```
  */
 export interface MemoryRunStoreOptions {
@@ -38,6 +50,18 @@ export interface MemoryRunStoreOptions {
   limits?: Partial<RunLimits>;
   /** Runs kept at once, going or finished within their retention (default 10,000); over it a new run is refused with 503. */
   maxStoredRuns?: number;
+  /**
+   * Bytes of event JSON all going runs may hold together (default 128 MiB). Past it the run whose
+   * event does not fit is stopped with `run_limit` (it still ends properly); from 90% of it new
+   * runs are refused with 503 until going runs end.
+   */
+  maxLiveBytes?: number;
+  /**
+   * Bytes of event JSON all finished runs may keep together for resume (default 64 MiB). Past it
+   * the oldest finished runs are evicted before their `retainMs`: a resume of one answers
+   * `run_expired` (410), and the client starts a fresh run from the thread it holds.
+   */
+  maxFinishedBytes?: number;
   /**
    * Readers look for new events every `pollMs` instead of being woken by the writer. A
    * Workers request cannot be resumed by another request ("Cannot perform I/O on behalf of
@@ -47,16 +71,6 @@ export interface MemoryRunStoreOptions {
   pollMs?: number | false;
   /** The clock (default `Date.now`). */
   now?: () => number;
-}
-
-interface MemoryRun {
-  record: RunRecord;
-  /** As appended while the run goes on; packed once it finished (kept for resume during its retention). */
-  events: Event[] | PackedEvents;
-  bytes: number;
-  leaseUntil: number;
-  finishedAt?: number;
-  waiters: Set<() => void>;
 }
 
 /** How often a waiting reader looks again even with no news: to see a lapsed lease, and as a fallback wake-up. */
@@ -95,8 +109,13 @@ const READ_BATCH = 512;
 export interface MemoryRunStore extends RunStore {
   /** How many runs are kept. */
   size(): number;
-  /** One batch of events after `afterSeq`, waiting up to `waitMs` for the first. */
-  read(runId: string, afterSeq: number, waitMs: number, signal?: AbortSignal): Promise<RunBatch | undefined>;
+  /** Bytes of event JSON held: by going runs (`live`) and by finished runs kept for resume (`finished`). */
+  bytes(): { live: number; finished: number };
+  /**
+   * One batch of events after `afterSeq`, waiting up to `waitMs` for the first. Throws `not_found`
+   * for a run it does not know and `run_expired` for one whose events it dropped.
+   */
+  read(runId: string, afterSeq: number, waitMs: number, signal?: AbortSignal): Promise<RunBatch>;
   /** Renews the lease and waits up to `waitMs` for a cancel. */
   waitCancel(runId: string, waitMs: number, signal?: AbortSignal): Promise<RunSignal>;
 }
@@ -116,81 +135,61 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
   const maxStoredRuns = options.maxStoredRuns ?? 10_000;
   const onWorkers = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers';
   const pollMs = options.pollMs ?? (onWorkers ? 25 : false);
-  const runs = new Map<string, MemoryRun>();
-  const byKey = new Map<string, string>();
-  let running = 0;
+  const table = createRunTable();
+  const budget = createRunBudget({ limits, maxStoredRuns, maxLiveBytes: options.maxLiveBytes ?? DEFAULT_MAX_LIVE_BYTES });
+  const finished = createFinishedRuns({ retainMs: limits.retainMs, maxBytes: options.maxFinishedBytes ?? DEFAULT_MAX_FINISHED_BYTES, maxExpired: maxStoredRuns });
   const cancelListeners = new Map<string, Set<() => void>>();
 
-  function wake(run: MemoryRun) {
-    const waiters = [...run.waiters];
-    run.waiters.clear();
-    for (const w of waiters) w();
-  }
-
-  /** `size`: the event's JSON length when the caller measured it already (counted, not serialized: the frame serializes it). */
-  function push(run: MemoryRun, event: Event, size = jsonLength(event)): number {
-    if (!Array.isArray(run.events)) run.events = run.events.slice(0, run.events.length);
-    run.events.push(event);
-    run.bytes += size;
-    wake(run);
-    return run.events.length - 1;
-  }
-
-  function end(run: MemoryRun) {
-    if (run.record.status === 'finished') return;
-    run.record.status = 'finished';
-    run.finishedAt = now();
-    run.events = PackedEvents.pack(run.events as Event[]);
-    running--;
-    wake(run);
+  /** Ends a going run: its place and live bytes go back, it is kept for resume, and finished runs past the budget are evicted. */
+  function close(run: MemoryRun) {
+    if (!table.end(run, now())) return;
+    budget.release(run);
+    for (const id of finished.add(run.record.id, run.bytes, run.finishedAt!)) {
+      const evicted = table.get(id);
+      if (!evicted) continue;
+      finished.expire(evicted.record, evicted.finishedAt!);
+      table.delete(id);
+    }
   }
 
   /** A going run whose owner stopped renewing its lease is ended as lost, keeping what it said. */
   function reapIfLost(run: MemoryRun): boolean {
     if (run.record.status !== 'running' || run.leaseUntil >= now()) return false;
-    for (const event of lostRunEvents()) push(run, event);
-    end(run);
+    for (const event of lostRunEvents()) table.push(run, event, jsonLength(event));
+    close(run);
     return true;
   }
 
   // Expired runs are dropped lazily: no timers, so nothing keeps a process or isolate alive.
   function sweep() {
-    const limit = now() - limits.retainMs;
-    for (const [id, run] of runs) {
-      reapIfLost(run);
-      if (run.finishedAt !== undefined && run.finishedAt < limit) {
-        runs.delete(id);
-        byKey.delete(run.record.requestKey);
-      }
-    }
+    for (const run of [...table.all()]) reapIfLost(run);
+    for (const id of finished.due(now())) table.delete(id);
   }
 
-  function live(runId: string): MemoryRun | undefined {
-    const run = runs.get(runId);
-    if (run) reapIfLost(run);
-    return run;
+  /** The run, or the typed reason there is none. */
+  function known(runId: string): MemoryRun {
+    const run = table.get(runId);
+    if (run) return run;
+    throw finished.expired(runId) ? runExpiredError(runId) : runNotFoundError(runId);
   }
 
   function wait(run: MemoryRun, ms: number, signal?: AbortSignal): Promise<void> {
     return pollMs === false ? waitForChange(run.waiters, ms, signal) : waitForChange(undefined, Math.min(ms, pollMs), signal);
   }
 
-  /**
-   * Up to `READ_BATCH` events after `afterSeq`, waiting up to `waitMs` for the first one.
-   * `finished` when these are the run's last events. Undefined for an unknown run.
-   */
-  async function read(runId: string, afterSeq: number, waitMs: number, signal?: AbortSignal): Promise<RunBatch | undefined> {
-    const run = runs.get(runId);
-    if (!run) return undefined;
+  /** Up to `READ_BATCH` events after `afterSeq`, waiting up to `waitMs` for the first one; `finished` when these are the run's last. */
+  async function read(runId: string, afterSeq: number, waitMs: number, signal?: AbortSignal): Promise<RunBatch> {
     const until = Date.now() + waitMs;
     for (;;) {
+      // Looked up on every pass: a finished run may be evicted while its reader waits.
+      const run = known(runId);
       reapIfLost(run);
       const from = afterSeq + 1;
-      const finished = run.record.status === 'finished';
-      if (from < run.events.length || finished) {
+      const done = run.record.status === 'finished';
+      if (from < run.events.length || done) {
         const to = Math.min(run.events.length, from + READ_BATCH);
         const events = run.events.slice(from, to).map((event, i) => ({ seq: from + i, event }));
-        return { events, finished: finished && to >= run.events.length };
+        return { events, finished: done && to >= run.events.length };
       }
       const left = until - Date.now();
       if (left <= 0 || signal?.aborted) return { events: [], finished: false };
@@ -216,63 +215,57 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
           },
         }
       : {}),
-    size: () => runs.size,
+    size: () => table.size,
+    bytes: () => ({ live: budget.liveBytes, finished: finished.bytes }),
     async create(record: NewRun): Promise<CreatedRun> {
       sweep();
-      const existing = byKey.get(record.requestKey);
-      const found = existing === undefined ? undefined : runs.get(existing);
+      const found = table.byRequestKey(record.requestKey);
       if (found) return { run: { ...found.record }, created: false };
-      if (running >= limits.maxRunning || runs.size >= maxStoredRuns) throw overloadedError(limits);
-      const run: MemoryRun = {
-        record: { id: record.id, requestKey: record.requestKey, status: 'running', createdAt: record.createdAt },
-        events: [],
-        bytes: 0,
-        leaseUntil: now() + limits.leaseMs,
-        waiters: new Set(),
-      };
-      runs.set(record.id, run);
-      byKey.set(record.requestKey, record.id);
-      running++;
+      budget.admit(table.size);
+      const run = table.add(record, now() + limits.leaseMs);
       return { run: { ...run.record }, created: true };
     },
     async get(runId) {
-      const run = live(runId);
-      return run ? { ...run.record } : undefined;
+      const run = table.get(runId);
+      if (!run) return finished.expired(runId);
+      reapIfLost(run);
+      return { ...run.record };
     },
     async append(runId, event) {
-      const run = runs.get(runId);
-      if (!run || run.record.status === 'finished') throw new Error(`No running run ${runId}`);
+      const run = known(runId);
+      if (run.record.status === 'finished') throw runEndedError(runId);
       const size = jsonLength(event);
-      if (!isTerminalEvent(event)) {
-        if (run.events.length >= limits.maxEventsPerRun) throw runLimitError(`${limits.maxEventsPerRun} events`);
-        if (run.bytes + size > limits.maxBytesPerRun) throw runLimitError(`${limits.maxBytesPerRun} bytes`);
-      }
+      budget.take(run, size, isTerminalEvent(event));
       run.leaseUntil = now() + limits.leaseMs;
-      return { seq: push(run, event, size), cancelled: run.record.cancelRequested === true };
+      return { seq: table.push(run, event, size), cancelled: run.record.cancelRequested === true };
     },
     async finish(runId) {
-      const run = runs.get(runId);
-      if (run) end(run);
+      const run = known(runId);
+      if (run.record.status === 'finished') return;
+      const events = run.events as Event[];
+      if (events.at(-1)?.type !== 'chat-finish') throw noEndingError(runId);
+      close(run);
     },
     async cancel(runId) {
-      const run = live(runId);
-      if (!run) return undefined;
+      const run = table.get(runId);
+      if (!run) return finished.expired(runId);
+      reapIfLost(run);
       const before = { ...run.record };
       if (run.record.status === 'running') {
         run.record.cancelRequested = true;
-        wake(run);
+        table.wake(run);
         for (const listener of [...(cancelListeners.get(runId) ?? [])]) listener();
       }
       return before;
     },
     async renewLease(runId) {
-      const run = runs.get(runId);
+      const run = table.get(runId);
       if (!run) return { cancelled: true };
       if (run.record.status === 'running') run.leaseUntil = now() + limits.leaseMs;
       return { cancelled: run.record.cancelRequested === true };
     },
     async waitCancel(runId, waitMs, signal) {
-      const run = runs.get(runId);
+      const run = table.get(runId);
       if (!run) return { cancelled: true };
       const until = Date.now() + waitMs;
       while (run.record.status === 'running' && !run.record.cancelRequested && !signal?.aborted && Date.now() < until) {
@@ -287,7 +280,6 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       let next = afterSeq + 1;
       while (!signal?.aborted) {
         const batch = await read(runId, next - 1, checkEvery(limits), signal);
-        if (!batch) return;
         for (const stored of batch.events) {
           yield stored;
           next = stored.seq + 1;
@@ -297,3 +289,4 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     },
   };
 }
+

@@ -30,6 +30,11 @@ export interface RunRecord {
   createdAt: number;
   /** Someone asked to cancel it; the instance running the upstream call aborts it. */
   cancelRequested?: boolean;
+  /**
+   * Its events were dropped before its retention ended (the store's byte budget for finished runs
+   * was spent): it cannot be resumed, and a resume is answered `run_expired` (410).
+   */
+  expired?: boolean;
 }
 
 /**
@@ -147,12 +152,18 @@ export interface RunStore {
    * (`chat-finish` and `error` always fit, so a stopped run can still end properly).
    */
   append(runId: string, event: Event): Promise<RunSignal & { seq: number }>;
-  /** Marks the run finished: it stays readable for `retainMs`. */
+  /**
+   * Marks the run finished: it stays readable for `retainMs`. Only a run whose last stored event is
+   * its `chat-finish` can finish: otherwise this throws and the run stays going (its lease lapses and
+   * a reader ends it `run_lost`), so a finished run always has exactly one ending.
+   */
   finish(runId: string): Promise<void>;
   /**
    * Every event after `afterSeq` (-1 for all): what is stored, then live ones as they are
    * appended, ending after the run's last event or when `signal` aborts. A run whose lease
-   * lapsed is ended here with an `error` `run_lost` and a `chat-finish` `error`.
+   * lapsed is ended here with an `error` `run_lost` and a `chat-finish` `error`. It never just
+   * stops: a run that is unknown or vanishes while followed throws `not_found`, one whose events
+   * were dropped throws `run_expired`, a store that cannot be reached throws `store_unavailable`.
    */
   follow(runId: string, afterSeq: number, signal?: AbortSignal): AsyncIterable<StoredEvent>;
   /** Asks whichever instance runs it to abort. Returns the run as it was, or undefined when unknown. */
@@ -199,8 +210,52 @@ export function runLimitError(what: string): ParlanceError {
   return new ParlanceError('run_limit', `This reply went over the server's limit of ${what} per run and was stopped`, { status: 413 });
 }
 
+/**
+ * The error for a run whose events the store dropped (see `RunRecord.expired`): 410, not retryable as
+ * it is; the client starts a fresh run from its thread.
+ *
+ * @example
+ * if (record.expired) throw runExpiredError(record.id);
+ */
+export function runExpiredError(runId: string): ParlanceError {
+  return new ParlanceError('run_expired', `Run "${runId}" is no longer kept by this server; start again from the thread`, { status: 410, retryable: false });
+}
+
+/**
+ * The error `follow` throws for a run the store does not know (never made, forgotten after its
+ * retention, or lost with a store that restarted empty): a reader is told, never left with a
+ * stream that simply stops.
+ *
+ * @example
+ * if (!run) throw runNotFoundError(runId);
+ */
+export function runNotFoundError(runId: string): ParlanceError {
+  return new ParlanceError('not_found', `No run "${runId}" in the store`, { status: 404, retryable: false });
+}
+
 /** Wraps a failure to reach the store. */
 export function storeUnavailable(cause: unknown): ParlanceError {
   if (ParlanceError.isInstance(cause)) return cause;
   return new ParlanceError('store_unavailable', 'The run store is not available', { status: 503, retryAfterMs: 1_000, cause });
+}
+
+/**
+ * The error `append` throws for a run that already ended (a reader found its lease lapsed and ended
+ * it `run_lost`): its owner stops, writing nothing more.
+ *
+ * @example
+ * if (record.status === 'finished') throw runEndedError(runId);
+ */
+export function runEndedError(runId: string): ParlanceError {
+  return new ParlanceError('run_lost', `Run "${runId}" already ended: it was called lost while its owner was silent`, { retryable: false });
+}
+
+/**
+ * The error `finish` throws for a run whose last stored event is not its `chat-finish`.
+ *
+ * @example
+ * if (last?.type !== 'chat-finish') throw noEndingError(runId);
+ */
+export function noEndingError(runId: string): ParlanceError {
+  return new ParlanceError('server_error', `Run "${runId}" cannot finish before its chat-finish is stored`, { retryable: false });
 }

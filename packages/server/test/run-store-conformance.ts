@@ -92,7 +92,26 @@ export function runStoreConformance(name: string, options: ConformanceOptions): 
       expect((await tail).map((e) => e.seq)).toEqual([1, 2, 3]);
       expect((await s.get(run.id))?.status).toBe('finished');
       expect(await collect(s.follow(run.id, 3))).toEqual([]);
-      expect(await collect(s.follow(`${run.id}_unknown`, -1))).toEqual([]);
+      // An unknown run is a typed not_found, never a stream that simply ends.
+      expect((await caught(collect(s.follow(`${run.id}_unknown`, -1)))).code).toBe('not_found');
+    });
+
+    it('finishes a run only once its chat-finish is stored: exactly one ending, or still going', async () => {
+      const s = await store();
+      const { run } = await s.create(fresh());
+      await s.append(run.id, delta('a'));
+      await caught(s.finish(run.id));
+      expect((await s.get(run.id))?.status).toBe('running');
+      await s.append(run.id, { type: 'error', code: 'store_unavailable', message: 'x', retryable: true });
+      await caught(s.finish(run.id));
+      expect((await s.get(run.id))?.status).toBe('running');
+      await s.append(run.id, FINISH);
+      await s.finish(run.id);
+      expect((await s.get(run.id))?.status).toBe('finished');
+      expect((await collect(s.follow(run.id, -1))).map((e) => e.event.type)).toEqual(['text-delta', 'error', 'chat-finish']);
+      // After its end the owner writes nothing more: a typed refusal, not a second ending.
+      expect((await caught(s.append(run.id, FINISH))).code).toBe('run_lost');
+      expect((await caught(s.append(`${run.id}_unknown`, delta('x')))).code).toBe('not_found');
     });
 
     it('stops following when the reader goes away, and the run goes on', async () => {

@@ -22,11 +22,14 @@ import {
   isTerminalEvent,
   lostRunEvents,
   type NewRun,
+  noEndingError,
   overloadedError,
   type RunLimits,
   type RunRecord,
   type RunStore,
+  runEndedError,
   runLimitError,
+  runNotFoundError,
   type StoredEvent,
   storeUnavailable,
 } from '../run-store.ts';
@@ -198,7 +201,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       const json = JSON.stringify(event);
       const reply = await script('append', [runKey(runId), eventsKey(runId), runningKey], [
         json,
-        isTerminalEvent(event) ? 1 : 0,
+        event.type === 'chat-finish' ? 'f' : isTerminalEvent(event) ? 't' : '0',
         limits.maxEventsPerRun,
         limits.maxBytesPerRun,
         limits.leaseMs,
@@ -207,11 +210,14 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       ]);
       const seq = Number(reply[0]);
       if (seq === -3) throw runLimitError(reply[1] === 'events' ? `${limits.maxEventsPerRun} events` : `${limits.maxBytesPerRun} bytes`);
-      if (seq < 0) throw new Error(`No running run ${runId}`);
+      if (seq === -2) throw runEndedError(runId);
+      if (seq < 0) throw runNotFoundError(runId);
       return { seq, cancelled: reply[1] === 1 };
     },
     async finish(runId: string) {
-      await script('finish', [runKey(runId), eventsKey(runId), runningKey], [runId, limits.retainMs, channel(runId), prefix]);
+      const reply = await script('finish', [runKey(runId), eventsKey(runId), runningKey], [runId, limits.retainMs, channel(runId), prefix]);
+      if (reply[0] === -1) throw runNotFoundError(runId);
+      if (reply[0] === -4) throw noEndingError(runId);
     },
     async cancel(runId: string) {
       return record((await script('cancel', [runKey(runId)], [channel(runId), ...RECORD_FIELDS])) as (string | null)[]);
@@ -263,7 +269,9 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
             // Messages already in what was read are skipped below by their sequence.
             for (const json of events) yield { seq: next++, event: JSON.parse(json) as Event };
             const [status, lease] = fields;
-            if (!status || status === 'finished') return;
+            // Gone (expired, or a Redis that restarted empty): say so, never just stop.
+            if (!status) throw runNotFoundError(runId);
+            if (status === 'finished') return;
             const serverNow = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
             if (Number(lease) < serverNow) {
               await reap(runId);

@@ -22,8 +22,9 @@ redis.call('PEXPIRE', KEYS[2], ARGV[6])
 redis.call('ZADD', KEYS[3], lease, ARGV[1])
 return {1, ARGV[1]}`,
 
-  // KEYS: run, events, running. ARGV: json, terminal (1|0), maxEvents, maxBytes, leaseMs, channel, id.
+  // KEYS: run, events, running. ARGV: json, kind ('f' chat-finish, 't' error, '0' other), maxEvents, maxBytes, leaseMs, channel, id.
   // Returns {seq, cancel}, {-1} no run, {-2} finished, {-3, 'events'|'bytes'} over a limit.
+  // 'last' keeps the kind of the last event: `finish` needs it to be the chat-finish.
   append: `local h = redis.call('HMGET', KEYS[1], 'status', 'count', 'bytes', 'cancel')
 if not h[1] then return {-1} end
 if h[1] ~= 'running' then return {-2} end
@@ -36,14 +37,17 @@ ${NOW}
 local lease = now + tonumber(ARGV[5])
 local n = redis.call('RPUSH', KEYS[2], ARGV[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[2], redis.call('PTTL', KEYS[1])) end
-redis.call('HSET', KEYS[1], 'count', n, 'bytes', tonumber(h[3]) + size, 'lease', lease)
+redis.call('HSET', KEYS[1], 'count', n, 'bytes', tonumber(h[3]) + size, 'lease', lease, 'last', ARGV[2])
 redis.call('ZADD', KEYS[3], 'XX', lease, ARGV[7])
 redis.call('PUBLISH', ARGV[6], (n - 1) .. ' ' .. ARGV[1])
 return {n - 1, tonumber(h[4])}`,
 
   // KEYS: run, events, running. ARGV: id, retainMs, channel, prefix.
-  finish: `local h = redis.call('HMGET', KEYS[1], 'status', 'requestKey')
+  // Returns {1} finished, {0} it was not going (finished already), {-1} no run, {-4} its last event is not its chat-finish.
+  finish: `local h = redis.call('HMGET', KEYS[1], 'status', 'requestKey', 'last')
+if not h[1] then return {-1} end
 if h[1] ~= 'running' then return {0} end
+if h[3] ~= 'f' then return {-4} end
 redis.call('HSET', KEYS[1], 'status', 'finished')
 redis.call('ZREM', KEYS[3], ARGV[1])
 for _, key in ipairs({KEYS[1], KEYS[2], ARGV[4] .. 'req:' .. h[2]}) do redis.call('PEXPIRE', key, ARGV[2]) end
