@@ -5,7 +5,7 @@
  * a list re-renders only the message that changed. Options are read at call time.
  */
 import { ParlanceError, createThread, forkAt, siblingsOf, switchBranch, type Message, type Part, type Siblings, type Thread } from '@parlance/protocol';
-import { chatReducer, cursorOf, initialChatState, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
+import { chatReducer, cursorOf, initialChatState, runInput, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
 import { loadRecord, toRecord, type PersistAdapter } from './persist.ts';
 import { emitRunFinish } from './run-events.ts';
 import { readSse } from './sse.ts';
@@ -273,19 +273,25 @@ export class ChatStore extends Store<ChatState> {
   /**
    * After an error: resumes the run if it is still known, else asks again: the failed answer (an
    * assistant message with an error and nothing in it) is dropped and the thread (and queue) sent again.
+   * A run the server answered `not_found` or `run_expired` for is not resumed: what it had streamed
+   * is dropped and a fresh run starts from the thread it was started on.
    */
   retry = (): Promise<void> => {
     const s = this.state;
     if (s.status !== 'error' && s.status !== 'ready') return this.idle();
-    if (s.run) {
+    // A run the server no longer has (`not_found`, `run_expired`) cannot be resumed: the thread is
+    // taken back to what the run started from and sent again as a fresh run.
+    const vanished = s.run && (s.error?.code === 'not_found' || s.error?.code === 'run_expired');
+    if (s.run && !vanished) {
       this.#dispatch({ type: 'run' });
       void this.#drive();
       return this.idle();
     }
-    const messages = s.thread.messages;
+    const input = s.run && runInput(s.thread.messages, s.run.after);
+    const messages = input ?? s.thread.messages;
     let end = messages.length;
     while (end > 0 && messages[end - 1]!.role === 'assistant' && messages[end - 1]!.error && !messages[end - 1]!.parts.length) end--;
-    if (end < messages.length) this.#dispatch({ type: 'thread', thread: { ...s.thread, messages: messages.slice(0, end) } });
+    if (end < s.thread.messages.length || s.run) this.#dispatch({ type: 'thread', thread: { ...s.thread, messages: messages.slice(0, end) } });
     void this.#drive([...s.queue]);
     return this.idle();
   };

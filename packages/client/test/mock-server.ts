@@ -19,6 +19,8 @@ export interface MockRun {
   finish(haltReason?: HaltReason, extra?: { usage?: Usage; thread?: Thread }): void;
   /** Cuts every open connection without chat-finish (a network drop). */
   drop(mode?: 'close' | 'error'): void;
+  /** The server forgets the run (a store that restarted empty, or evicted it): a resume answers 404 or 410. */
+  vanish(code: 'not_found' | 'run_expired'): void;
   connections: number;
 }
 
@@ -47,6 +49,8 @@ export function createMockServer(options: MockServerOptions = {}) {
   let nextRun = 0;
   /** Opens a connection to a run's stream from a sequence number. */
   const openers = new WeakMap<MockRun, (from: number, signal?: AbortSignal | null) => ReadableStream<Uint8Array>>();
+  /** Runs the server forgot (`vanish`). */
+  const gone = new Map<string, 'not_found' | 'run_expired'>();
 
   function createRun(body: ChatRequestBody): MockRun {
     const connections = new Set<{ controller: ReadableStreamDefaultController<Uint8Array>; sent: number }>();
@@ -87,6 +91,10 @@ export function createMockServer(options: MockServerOptions = {}) {
       drop(mode = 'close') {
         for (const c of connections) mode === 'close' ? c.controller.close() : c.controller.error(new TypeError('network error'));
         connections.clear();
+      },
+      vanish(code) {
+        run.drop();
+        gone.set(run.id, code);
       },
     };
     openers.set(run, (from, signal) => {
@@ -134,6 +142,8 @@ export function createMockServer(options: MockServerOptions = {}) {
     }
     const m = /^\/runs\/([^/]+)\/(events|cancel)$/.exec(path);
     const run = m && runs.find((r) => r.id === decodeURIComponent(m[1]!));
+    const vanished = run && gone.get(run.id);
+    if (vanished) return json(vanished === 'not_found' ? 404 : 410, { error: { code: vanished, message: `Run ${run!.id} is gone` } });
     if (m && !run) return json(404, { error: { code: 'not_found', message: `Unknown run ${m[1]}` } });
     if (run && m![2] === 'events' && method === 'GET') {
       const last = parseEventId(headers['last-event-id']);

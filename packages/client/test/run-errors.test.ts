@@ -53,3 +53,32 @@ it('a store that is down is a typed, retryable store_unavailable error, and the 
   expect(store.getSnapshot().thread.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   expect(store.getSnapshot().thread.messages.some((m) => m.error)).toBe(false);
 });
+
+it.each(['not_found', 'run_expired'] as const)('retry() after a resume answered %s starts a fresh run from the thread, not the same run id', async (code) => {
+  const { mock, store, text } = setup({
+    onChat: (run) => {
+      // The first run streams part of an answer; the fresh one answers in full.
+      if (run.id === 'run_1') run.push(...answer('a1', ['par', 'tial']).slice(0, 5));
+      else {
+        run.push(...answer('a2', ['whole']));
+        run.finish();
+      }
+    },
+  });
+  void store.send('go');
+  await until(() => text('a1') === 'partial');
+  mock.runs[0]!.vanish(code); // e.g. Redis restarted without persistence, or the run was evicted
+  await store.idle();
+  expect(store.getSnapshot()).toMatchObject({ status: 'error', error: { code } });
+  const resumes = () => mock.requests.filter((r) => r.path === '/api/runs/run_1/events').length;
+  const before = resumes();
+  await store.retry();
+  expect(resumes()).toBe(before);
+  expect(mock.runs.map((r) => r.id)).toEqual(['run_1', 'run_2']);
+  // The fresh run was sent the thread the first one started from (the user message), not the partial answer.
+  expect((mock.runs[1]!.body.thread?.messages ?? []).map((m) => m.role)).toEqual(['user']);
+  expect(store.getSnapshot()).toMatchObject({ status: 'ready' });
+  expect(store.getSnapshot().thread.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  expect(text('a2')).toBe('whole');
+  expect(store.getMessage('a1')).toBeUndefined();
+});

@@ -155,7 +155,9 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
   /** A going run whose owner stopped renewing its lease is ended as lost, keeping what it said. */
   function reapIfLost(run: MemoryRun): boolean {
     if (run.record.status !== 'running' || run.leaseUntil >= now()) return false;
-    for (const event of lostRunEvents()) table.push(run, event, jsonLength(event));
+    // Its chat-finish is stored (only the finish call was lost): it ended, once; it is not lost.
+    const ended = (run.events as Event[]).at(-1)?.type === 'chat-finish';
+    if (!ended) for (const event of lostRunEvents()) table.push(run, event, jsonLength(event));
     close(run);
     return true;
   }
@@ -231,9 +233,11 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       reapIfLost(run);
       return { ...run.record };
     },
-    async append(runId, event) {
+    async append(runId, event, at) {
       const run = known(runId);
       if (run.record.status === 'finished') throw runEndedError(runId);
+      // Written already by an attempt whose answer was lost.
+      if (at !== undefined && at < run.events.length) return { seq: at, cancelled: run.record.cancelRequested === true };
       const size = jsonLength(event);
       budget.take(run, size, isTerminalEvent(event));
       run.leaseUntil = now() + limits.leaseMs;

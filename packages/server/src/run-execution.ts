@@ -2,14 +2,22 @@
  * The life of a run on the instance that calls the upstream model: read the runner's
  * events into the store, keep the run's lease alive, abort the upstream call when any
  * instance cancels (seen through `append`, `renewLease` or the store's `onCancel`), stop it
- * at the store's limits, and always end it with exactly one `chat-finish`.
+ * at the store's limits, and end it with exactly one `chat-finish`, or not at all.
+ *
+ * Exactly one ending: the run is marked finished only after its `chat-finish` is stored (the
+ * store refuses otherwise). A store that does not answer is tried again, the runner's stream
+ * paused meanwhile (nothing is read that could not be stored), for `storeGraceMs`; past it the
+ * upstream call is aborted and the ending is written once the store answers again within another
+ * `storeGraceMs`. If it never does, nothing more is written: the run's lease lapses and the first
+ * reader ends it `run_lost`. Each retried append names the sequence it expects, so an append whose
+ * answer was lost is not written twice.
  *
  * Nothing here lets another request touch this run's I/O: on Workers a request may not
  * abort a fetch another request started ("Cannot perform I/O on behalf of a different
  * request"), so a cancel is a flag in the store that this run's own timer or append sees.
  */
 import { type ChatFinishEvent, errorEvent, type Event, ParlanceError } from '@parlance/protocol';
-import { type RunStore, runLimitError } from './run-store.ts';
+import { type RunStore, runLimitError, storeUnavailable } from './run-store.ts';
 
 export interface RunExecution {
   store: RunStore;
@@ -33,16 +41,30 @@ export interface RunExecution {
 
 const CANCELLED = () => new ParlanceError('aborted', 'The run was cancelled');
 
+/** The store answered that this run is gone (`not_found`, `run_expired`) or already ended by another (`run_lost`): write nothing more. */
+const isGone = (error: unknown) => ParlanceError.isInstance(error) && (error.code === 'not_found' || error.code === 'run_expired' || error.code === 'run_lost');
+/** The store did not answer: worth trying again. Any failure that is not a typed answer counts. */
+const isUnreachable = (error: unknown) => !ParlanceError.isInstance(error) || error.code === 'store_unavailable';
+
 /** Runs to the end; never throws (failures are reported to `onError` and end the run). */
 export async function executeRun(execution: RunExecution): Promise<void> {
   const { store, runId } = execution;
+  const graceMs = store.limits.storeGraceMs;
   const controller = new AbortController();
   let stopped: ParlanceError | undefined;
   let release!: () => void;
   const stopping = new Promise<'stop'>((resolve) => (release = () => resolve('stop')));
-  let grace: ReturnType<typeof setTimeout> | undefined;
+  let cancelTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the store last answered. */
+  let storeOk = Date.now();
+  /** The sequence the next event gets (retries name it, so a lost answer is not a second copy). */
+  let next = 0;
+  /** A write failed for good (the store is gone or did not answer within the grace): nothing more is written until the ending. */
+  let broken = false;
+  /** The store said the run is gone or was ended by another instance: nothing more is written, not even an ending. */
+  let gone = false;
 
-  /** Stops reading the runner now: a limit was hit or the runner ignored a cancel. */
+  /** Stops reading the runner now: a limit was hit, the store is gone, or the runner ignored a cancel. */
   const stop = (reason: ParlanceError) => {
     stopped ??= reason;
     if (!controller.signal.aborted) controller.abort(reason);
@@ -51,36 +73,70 @@ export async function executeRun(execution: RunExecution): Promise<void> {
   const cancel = () => {
     if (controller.signal.aborted) return;
     controller.abort(CANCELLED());
-    grace = setTimeout(() => stop(CANCELLED()), execution.cancelGraceMs ?? 5_000);
+    cancelTimer = setTimeout(() => stop(CANCELLED()), execution.cancelGraceMs ?? 5_000);
+  };
+
+  /**
+   * Appends one event, trying again while the store does not answer, up to `graceMs` since it last
+   * did. Throws the store's typed answer (`run_limit`, gone) at once, `store_unavailable` past the grace.
+   */
+  const write = async (event: Event): Promise<void> => {
+    if (broken) throw storeUnavailable(new Error('An earlier write failed'));
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await store.append(runId, event, next);
+        storeOk = Date.now();
+        next = result.seq + 1;
+        if (result.cancelled) cancel();
+        return;
+      } catch (error) {
+        if (isGone(error)) gone = broken = true;
+        if (!isUnreachable(error)) throw error;
+        const left = storeOk + graceMs - Date.now();
+        if (left <= 0) {
+          broken = true;
+          throw storeUnavailable(error);
+        }
+        if (attempt === 0) execution.onError(error);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50 * 2 ** Math.min(attempt, 5))));
+      }
+    }
   };
 
   const every = store.renewEveryMs ?? store.limits.leaseMs / 4;
+  let reported = false;
+  // Often enough to notice an unreachable store within the grace.
   const beat = setInterval(() => {
     store.renewLease(runId).then(
-      (signal) => signal.cancelled && cancel(),
-      (error) => execution.onError(error),
+      (signal) => {
+        storeOk = Date.now();
+        reported = false;
+        if (signal.cancelled) cancel();
+      },
+      (error) => {
+        if (!reported) execution.onError(error);
+        reported = true;
+        // The store has not answered for the whole grace: stop calling the model for a reply nobody can get.
+        if (Date.now() - storeOk > graceMs) stop(storeUnavailable(error));
+      },
     );
-  }, every);
+  }, Math.min(every, Math.max(10, graceMs / 2)));
   const deadline = setTimeout(() => stop(runLimitError(`${store.limits.maxRunMs} ms`)), store.limits.maxRunMs);
   const unsubscribe = store.onCancel?.(runId, cancel);
 
   let finished = false;
-  const append = async (event: Event) => {
-    const result = await store.append(runId, event);
-    if (result.cancelled) cancel();
-  };
   try {
     // Inside the try: a runner that throws before returning its iterable ends the run like one that fails later.
     const iterator = execution.run(controller.signal)[Symbol.asyncIterator]();
     for (;;) {
-      const next = await Promise.race([iterator.next(), stopping]);
-      if (next === 'stop') {
+      const step = await Promise.race([iterator.next(), stopping]);
+      if (step === 'stop') {
         void iterator.return?.().catch(() => {});
         break;
       }
-      if (next.done) break;
-      const event = execution.prepare(next.value);
-      await append(event);
+      if (step.done) break;
+      const event = execution.prepare(step.value);
+      await write(event);
       if (event.type === 'chat-finish') {
         finished = true;
         try {
@@ -93,24 +149,31 @@ export async function executeRun(execution: RunExecution): Promise<void> {
       }
     }
   } catch (error) {
-    // A runner failing right after a cancel was asked for (before a lease renewal saw it) ends cancelled, not failed.
-    if (!controller.signal.aborted && (await store.renewLease(runId).catch(() => ({ cancelled: false }))).cancelled) {
-      controller.abort(CANCELLED());
-    }
-    if (ParlanceError.isInstance(error) && error.code === 'run_limit') stop(error);
-    else if (!controller.signal.aborted) {
-      execution.onError(error);
-      // Only our own typed errors reach the client as they are; anything else may carry internals.
-      const shown = ParlanceError.isInstance(error) ? error : new ParlanceError('server_error', 'Internal error');
-      for (const event of execution.flush?.() ?? []) await store.append(runId, event).catch(execution.onError);
-      await store.append(runId, execution.prepare(errorEvent(shown))).catch(execution.onError);
+    if (broken) {
+      // The store said the run is gone, or did not answer within the grace: abort the upstream call.
+      stop(ParlanceError.isInstance(error) ? error : storeUnavailable(error));
+    } else {
+      // A runner failing right after a cancel was asked for (before a lease renewal saw it) ends cancelled, not failed.
+      if (!controller.signal.aborted && (await store.renewLease(runId).catch(() => ({ cancelled: false }))).cancelled) {
+        controller.abort(CANCELLED());
+      }
+      if (ParlanceError.isInstance(error) && error.code === 'run_limit') stop(error);
+      else if (!controller.signal.aborted) {
+        execution.onError(error);
+        // Only our own typed errors reach the client as they are; anything else may carry internals.
+        const shown = ParlanceError.isInstance(error) ? error : new ParlanceError('server_error', 'Internal error');
+        await writeAll([...(execution.flush?.() ?? []), execution.prepare(errorEvent(shown))]);
+      }
     }
   } finally {
     clearInterval(beat);
     clearTimeout(deadline);
-    if (grace !== undefined) clearTimeout(grace);
+    if (cancelTimer !== undefined) clearTimeout(cancelTimer);
     unsubscribe?.();
-    if (!finished) {
+    if (!finished && !gone) {
+      // The upstream call is over: the ending gets a grace of its own to reach a store that did not answer.
+      broken = false;
+      storeOk = Date.now();
       const ending: Event[] = execution.flush?.() ?? [];
       if (stopped && stopped.code !== 'aborted') {
         ending.push(errorEvent(stopped));
@@ -118,8 +181,36 @@ export async function executeRun(execution: RunExecution): Promise<void> {
       } else {
         ending.push({ type: 'chat-finish', haltReason: controller.signal.aborted ? 'cancelled' : 'error', usage: {} });
       }
-      for (const event of ending) await store.append(runId, event).catch(execution.onError);
+      finished = await writeAll(ending);
     }
-    await store.finish(runId).catch(execution.onError);
+    // Finished only once the chat-finish is stored; else the lease lapses and a reader ends it run_lost.
+    if (finished && !gone) await finish();
+  }
+
+  /** Writes events in order; stops at the first that cannot be written (nothing after it, so never a second ending). */
+  async function writeAll(events: Event[]): Promise<boolean> {
+    for (const event of events) {
+      try {
+        await write(event);
+      } catch (error) {
+        execution.onError(error);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Marks the run finished, trying again while the store does not answer (within the grace). */
+  async function finish(): Promise<void> {
+    storeOk = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await store.finish(runId);
+      } catch (error) {
+        const left = storeOk + graceMs - Date.now();
+        if (!isUnreachable(error) || left <= 0) return execution.onError(error);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50 * 2 ** Math.min(attempt, 5))));
+      }
+    }
   }
 }

@@ -109,6 +109,12 @@ export interface RunLimits {
    * it renews the lease every `leaseMs / 4`, and a reader that finds it expired ends the run with `run_lost`.
    */
   leaseMs: number;
+  /**
+   * How long the instance running a run keeps trying a store that does not answer (the runner's
+   * stream paused meanwhile) before it aborts the upstream call; the run's ending then gets as long
+   * again to be written. Past both, nothing more is written and a reader ends the run `run_lost`.
+   */
+  storeGraceMs: number;
 }
 
 /**
@@ -124,6 +130,7 @@ export const DEFAULT_RUN_LIMITS: RunLimits = {
   maxRunning: 1_000,
   retainMs: 10 * 60_000,
   leaseMs: 15_000,
+  storeGraceMs: 5_000,
 };
 
 /**
@@ -147,11 +154,14 @@ export interface RunStore {
   create(run: NewRun): Promise<CreatedRun>;
   get(runId: string): Promise<RunRecord | undefined>;
   /**
-   * Appends the next event (sequences start at 0, no gaps) and renews the run's lease.
+   * Appends the next event (sequences start at 0, no gaps) and renews the run's lease. With `at`
+   * (the sequence the caller expects it to get), an append tried again after its answer was lost is
+   * not written twice: when the run already holds an event at `at`, nothing is written and `at` is
+   * returned. Throws `not_found` for an unknown run and `run_lost` for one that already ended.
    * Throws `ParlanceError` `run_limit` when the event does not fit the run's limits
    * (`chat-finish` and `error` always fit, so a stopped run can still end properly).
    */
-  append(runId: string, event: Event): Promise<RunSignal & { seq: number }>;
+  append(runId: string, event: Event, at?: number): Promise<RunSignal & { seq: number }>;
   /**
    * Marks the run finished: it stays readable for `retainMs`. Only a run whose last stored event is
    * its `chat-finish` can finish: otherwise this throws and the run stays going (its lease lapses and

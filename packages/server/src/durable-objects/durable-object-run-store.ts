@@ -120,7 +120,7 @@ export function createDurableObjectRunStore(options: DurableObjectRunStoreOption
     async get(runId) {
       return (await call<RunRecord | null>(shardOfRun(runId), 'get', [runId])) ?? undefined;
     },
-    append: (runId, event) => call(shardOfRun(runId), 'append', [runId, event]),
+    append: (runId, event, at) => call(shardOfRun(runId), 'append', at === undefined ? [runId, event] : [runId, event, at]),
     finish: (runId) => call(shardOfRun(runId), 'finish', [runId]),
     async cancel(runId) {
       return (await call<RunRecord | null>(shardOfRun(runId), 'cancel', [runId])) ?? undefined;

@@ -54,7 +54,7 @@ export class ParlanceRunStoreObject {
           case 'get':
             return store.get(a[0]);
           case 'append':
-            return store.append(a[0], a[1]);
+            return store.append(a[0], a[1], a[2]);
           case 'finish':
             return store.finish(a[0]);
           case 'cancel':

@@ -197,7 +197,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       throw new ParlanceError('store_unavailable', 'A run was forgotten while it was being joined; try again', { status: 503, retryAfterMs: 1_000 });
     },
     get,
-    async append(runId: string, event: Event) {
+    async append(runId: string, event: Event, at?: number) {
       const json = JSON.stringify(event);
       const reply = await script('append', [runKey(runId), eventsKey(runId), runningKey], [
         json,
@@ -207,6 +207,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
         limits.leaseMs,
         channel(runId),
         runId,
+        at ?? -1,
       ]);
       const seq = Number(reply[0]);
       if (seq === -3) throw runLimitError(reply[1] === 'events' ? `${limits.maxEventsPerRun} events` : `${limits.maxBytesPerRun} bytes`);

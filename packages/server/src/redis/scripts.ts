@@ -22,12 +22,15 @@ redis.call('PEXPIRE', KEYS[2], ARGV[6])
 redis.call('ZADD', KEYS[3], lease, ARGV[1])
 return {1, ARGV[1]}`,
 
-  // KEYS: run, events, running. ARGV: json, kind ('f' chat-finish, 't' error, '0' other), maxEvents, maxBytes, leaseMs, channel, id.
+  // KEYS: run, events, running. ARGV: json, kind ('f' chat-finish, 't' error, '0' other), maxEvents, maxBytes, leaseMs, channel, id, at (-1: none).
   // Returns {seq, cancel}, {-1} no run, {-2} finished, {-3, 'events'|'bytes'} over a limit.
-  // 'last' keeps the kind of the last event: `finish` needs it to be the chat-finish.
+  // 'last' keeps the kind of the last event: `finish` needs it to be the chat-finish. With 'at' below
+  // the count, the event is there already (an attempt whose reply was lost): nothing is written.
   append: `local h = redis.call('HMGET', KEYS[1], 'status', 'count', 'bytes', 'cancel')
 if not h[1] then return {-1} end
 if h[1] ~= 'running' then return {-2} end
+local at = tonumber(ARGV[8])
+if at >= 0 and at < tonumber(h[2]) then return {at, tonumber(h[4])} end
 local size = string.len(ARGV[1])
 if ARGV[2] == '0' then
   if tonumber(h[2]) >= tonumber(ARGV[3]) then return {-3, 'events'} end
@@ -77,10 +80,11 @@ return {tonumber(h[2])}`,
 
   // KEYS: run, events, running. ARGV: id, retainMs, channel, prefix, then the terminal events' JSON.
   // Ends the run as lost if it is still going and its lease lapsed.
+  // A run whose chat-finish is stored (only its finish was lost) is finished as it is: one ending, not lost.
   reap: `${NOW}
-local h = redis.call('HMGET', KEYS[1], 'status', 'lease', 'requestKey')
+local h = redis.call('HMGET', KEYS[1], 'status', 'lease', 'requestKey', 'last')
 if h[1] ~= 'running' or tonumber(h[2]) >= now then return {0} end
-for i = 5, #ARGV do
+for i = 5, (h[4] == 'f' and 4 or #ARGV) do
   local n = redis.call('RPUSH', KEYS[2], ARGV[i])
   redis.call('PUBLISH', ARGV[3], (n - 1) .. ' ' .. ARGV[i])
 end

@@ -8,7 +8,7 @@ import { type Context, Hono } from 'hono';
 import { errorResponse, refusal } from '../error-response.ts';
 import { checkOrigin } from '../request-guard.ts';
 import { ownedBy } from '../run-keys.ts';
-import { type RunRecord, storeUnavailable } from '../run-store.ts';
+import { type RunRecord, runExpiredError, storeUnavailable } from '../run-store.ts';
 import type { ServerContext } from '../server-context.ts';
 import { sseResponse } from '../sse.ts';
 
@@ -46,6 +46,8 @@ export function runsRoutes(ctx: ServerContext): Hono<any, any, any> {
     const found = await ownRun(c);
     if (found instanceof Response) return found;
     const { runId, run } = found;
+    // Its events were dropped (the store's byte budget): 410, and the client starts again from its thread.
+    if (run.expired) throw runExpiredError(runId);
     const raw = c.req.header('Last-Event-ID') ?? c.req.query('lastEventId');
     const last = raw === undefined || raw === '' ? undefined : parseEventId(raw);
     // A sequence of this run (an id of an older version names its run: it must be this one).
