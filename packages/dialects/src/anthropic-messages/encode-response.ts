@@ -4,7 +4,8 @@
  * its input usage), content_block_start/delta/stop per block (a `ping` after the first block
  * opens, as recorded), message_delta with the stop reason and the final usage,
  * message_stop. Every object carries the fields the published schema marks required
- * (`usage.output_tokens` already in message_start, `citations`, `stop_details`, `caller`).
+ * (`usage.output_tokens` already in message_start, `stop_details`, `caller`); a text block has no
+ * `citations` field unless it cites (real bodies omit it, and `@ai-sdk/anthropic` rejects `null` there).
  * Streaming: https://docs.anthropic.com/en/docs/build-with-claude/streaming
  * Message object (the non-streaming body): https://docs.anthropic.com/en/api/messages#response-content
  * Errors: https://docs.anthropic.com/en/api/errors
@@ -122,7 +123,7 @@ export function createAnthropicResponseEncoder(options: ResponseEncoderOptions =
           return [frame({ type: 'message_start', message: shell })];
         }
         case 'text-start':
-          return openBlock(event.id, { type: 'text', text: '', citations: null });
+          return openBlock(event.id, { type: 'text', text: '' });
         case 'text-delta':
           return delta(event.id, { type: 'text_delta', text: event.delta });
         case 'reasoning-start':
@@ -165,7 +166,7 @@ export function createAnthropicResponseEncoder(options: ResponseEncoderOptions =
 function contentBlock(part: Part): Json | undefined {
   switch (part.type) {
     case 'text':
-      return { type: 'text', text: part.text, citations: null };
+      return { type: 'text', text: part.text };
     case 'reasoning': {
       const state = anthropicState(part.providerState);
       if (state?.redactedData) return { type: 'redacted_thinking', data: state.redactedData };

@@ -6,7 +6,8 @@
  * - Consecutive text parts form one text block, consecutive `thought: true` parts one
  *   reasoning block; another kind of part closes the block.
  * - `thoughtSignature` may sit on any part (text, thought, functionCall), often on a final
- *   empty text part. The latest one of a block is kept in
+ *   empty text part; on the first non-thought part after thoughts it signs the thoughts too.
+ *   The latest one of a block is kept in
  *   `providerState.google_gemini.thoughtSignature` (and as `signature` on reasoning-end),
  *   so the encoder can send it back on the same part.
  *   https://ai.google.dev/gemini-api/docs/thought-signatures
@@ -219,7 +220,13 @@ export function createGeminiDecoder(): Decoder {
     if (typeof part.text === 'string') {
       const kind = part.thought === true ? 'reasoning' : 'text';
       if (block?.kind !== kind) {
-        if (part.text === '' && signature === undefined) return;
+        // Gemini signs unsigned thoughts on the first non-thought part after them (the first text, or
+        // an empty text part of its own): that signature is the reasoning's too, so a caller of
+        // another dialect holds it with the reasoning. The text keeps it as well (sent back on
+        // the same part to Gemini).
+        const signsThoughts = kind === 'text' && block?.kind === 'reasoning' && block.signature === undefined && signature !== undefined;
+        if (signsThoughts) block!.signature = signature;
+        if (part.text === '' && (signature === undefined || signsThoughts)) return;
         openBlock(out, kind);
       }
       if (kind === 'text') state.text(out, block!.id, part.text);

@@ -5,8 +5,11 @@
  * parts with `thought: true`; function calls arrive whole (no ids) unless argument streaming
  * is on, in which case they arrive as `partialArgs` by JSON path (Vertex AI
  * `streamFunctionCallArguments`); the last frame carries `finishReason` and `usageMetadata`.
- * The thought signature goes where Gemini 3 puts it: on the first `functionCall` part of the
- * turn when the model calls functions, otherwise on a part of its own after the thoughts.
+ * The thought signature goes where Gemini puts it: on the first `functionCall` part of the
+ * turn when the model calls functions, otherwise on the first text part after the thoughts, or
+ * on an empty text part of its own (`{"text":"","thoughtSignature":...}`, never a thought part:
+ * clients keep signatures of non-thought parts only) when no text follows, as in the recorded
+ * streams in `../shared/fixtures/google_gemini`.
  * https://ai.google.dev/gemini-api/docs/thought-signatures
  * https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  * https://ai.google.dev/api/generate-content#v1beta.GenerateContentResponse
@@ -118,19 +121,26 @@ export function createGeminiResponseEncoder(options: ResponseEncoderOptions = {}
     signature = undefined;
     return part;
   };
-  /** The pending signature on a part of its own, before content that is not a function call. */
+  /** The pending signature on a part of its own, before more thoughts. */
   const flushSignature = (): string[] => {
     if (signature === undefined) return [];
-    const out = [frame([{ text: '', thought: true, thoughtSignature: signature }])];
+    const out = [frame([{ text: '', thoughtSignature: signature }])];
     signature = undefined;
     return out;
+  };
+  /** A text part, carrying the pending signature when it is the first after the thoughts. */
+  const textPart = (text: string): Json => {
+    if (signature === undefined) return { text };
+    const part = { text, thoughtSignature: signature };
+    signature = undefined;
+    return part;
   };
 
   return {
     push(event) {
       switch (event.type) {
         case 'text-delta':
-          return [...flushSignature(), frame([{ text: event.delta }])];
+          return [frame([textPart(event.delta)])];
         case 'reasoning-delta':
           return [...flushSignature(), frame([{ text: event.delta, thought: true }])];
         case 'reasoning-end':
@@ -156,10 +166,7 @@ export function createGeminiResponseEncoder(options: ResponseEncoderOptions = {}
         case 'finish': {
           usage = { ...usage, ...event.usage };
           const metadata = usageMetadata(usage);
-          return [
-            ...flushSignature(),
-            frame([{ text: '' }], metadata ? { usageMetadata: metadata } : {}, { finishReason: FINISH[event.finishReason] ?? 'STOP' }),
-          ];
+          return [frame([textPart('')], metadata ? { usageMetadata: metadata } : {}, { finishReason: FINISH[event.finishReason] ?? 'STOP' })];
         }
         default:
           return [];
@@ -186,11 +193,12 @@ export function encodeGeminiResponse(response: Response, options: ResponseEncode
     const own = signatureOf(part);
     if (part.type === 'reasoning') {
       if (own !== undefined) signature = own;
-      const thought: Json = { text: part.text, thought: true };
-      if (!hasCalls && own !== undefined) thought.thoughtSignature = own;
-      parts.push(thought);
+      parts.push({ text: part.text, thought: true });
     } else if (part.type === 'text') {
-      parts.push(own !== undefined && part.text !== '' ? { text: part.text, thoughtSignature: own } : { text: part.text });
+      // Without calls, the turn's signature goes on the first text after the thoughts.
+      const carried = own ?? (hasCalls ? undefined : signature);
+      if (carried === signature) signature = undefined;
+      parts.push(carried !== undefined ? { text: part.text, thoughtSignature: carried } : { text: part.text });
     } else if (part.type === 'tool-call' && !part.providerExecuted) {
       const item: Json = { functionCall: functionCall(part.name, part.input, providerCallId(part)) };
       const carried = own ?? signature;
@@ -199,6 +207,7 @@ export function encodeGeminiResponse(response: Response, options: ResponseEncode
       parts.push(item);
     }
   }
+  if (signature !== undefined && !hasCalls) parts.push({ text: '', thoughtSignature: signature });
   const body: Json = {
     candidates: [{ content: { parts, role: 'model' }, finishReason: FINISH[response.finishReason] ?? 'STOP', index: 0 }],
     modelVersion: options.model ?? response.model ?? 'mock-model',

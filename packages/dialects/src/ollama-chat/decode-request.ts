@@ -3,8 +3,11 @@
  * https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion
  *
  * - `system` messages -> `system`; `user` (with base64 `images`) and `assistant` (with
- *   `thinking` and `tool_calls`, arguments as objects) messages; `tool` messages -> results
- *   named by `tool_name`, paired with the earliest unanswered call of that name.
+ *   `thinking` and `tool_calls`, arguments as objects) messages; `tool` messages -> results.
+ *   Ollama documents `tool_name` as optional and calls carry no id, so clients differ: the AI
+ *   SDK's provider sends `tool_call_id` (and `id` on its calls), LangChain's ChatOllama sends
+ *   neither. A result is paired with the earliest unanswered call by id, else by name, else by
+ *   position; a result with no unanswered call left is a 400 (never a synthetic result).
  * - `options.num_predict` / `temperature` / `top_p` / `stop`, `think` (a boolean or a level),
  *   `format` (a JSON schema), function `tools` map to their fields. Ollama streams unless
  *   `stream: false`. Everything else (`keep_alive`, other `options`, `format: "json"` ...)
@@ -41,7 +44,19 @@ function imageType(data: string): string {
   return 'image/png';
 }
 
-function assistantParts(message: JsonObject, path: Path, open: Map<string, string[]>, counter: { n: number }): Part[] {
+/** The unanswered calls so far, in the order they were made. */
+type OpenCalls = { id: string; name: string }[];
+
+/** The call a `tool` message answers: by `tool_call_id`, else by `tool_name` (or `name`), else the earliest unanswered. */
+function pairResult(message: JsonObject, open: OpenCalls): { id: string; name: string } | undefined {
+  const byId = typeof message.tool_call_id === 'string' ? open.findIndex((call) => call.id === message.tool_call_id) : -1;
+  const name = typeof message.tool_name === 'string' ? message.tool_name : typeof message.name === 'string' ? message.name : undefined;
+  const byName = byId < 0 && name !== undefined ? open.findIndex((call) => call.name === name) : -1;
+  if (byId >= 0) return open.splice(byId, 1)[0];
+  return open.splice(Math.max(byName, 0), 1)[0];
+}
+
+function assistantParts(message: JsonObject, path: Path, open: OpenCalls, counter: { n: number }): Part[] {
   const parts: Part[] = [];
   if (typeof message.thinking === 'string' && message.thinking !== '') parts.push({ type: 'reasoning', text: message.thinking });
   const content = message.content === undefined || message.content === null ? '' : stringAt(message.content, [...path, 'content']);
@@ -51,8 +66,9 @@ function assistantParts(message: JsonObject, path: Path, open: Map<string, strin
       const at = [...path, 'tool_calls', i];
       const fn = objectAt(objectAt(raw, at).function, [...at, 'function']);
       const name = stringAt(fn.name, [...at, 'function', 'name']);
-      const id = `call_${counter.n++}`;
-      open.set(name, [...(open.get(name) ?? []), id]);
+      const given = (raw as JsonObject).id;
+      const id = typeof given === 'string' && given !== '' ? given : `call_${counter.n++}`;
+      open.push({ id, name });
       parts.push({ type: 'tool-call', id, name, input: isObject(fn.arguments) ? fn.arguments : {} });
     });
   }
@@ -64,7 +80,7 @@ export function decodeOllamaRequest(input: unknown, options: RequestDecodeOption
   const model = modelOf(body, options);
   const system: string[] = [];
   const messages: Message[] = [];
-  const open = new Map<string, string[]>();
+  const open: OpenCalls = [];
   const counter = { n: 0 };
   arrayAt(body.messages, ['messages']).forEach((raw, index) => {
     const path = ['messages', index];
@@ -91,9 +107,9 @@ export function decodeOllamaRequest(input: unknown, options: RequestDecodeOption
         messages.push({ id, role: 'assistant', parts: assistantParts(message, path, open, counter) });
         return;
       case 'tool': {
-        const name = typeof message.tool_name === 'string' ? message.tool_name : typeof message.name === 'string' ? message.name : '';
-        const callId = open.get(name)?.shift() ?? `result_${index}`;
-        messages.push({ id, role: 'tool', parts: [{ type: 'tool-result', toolCallId: callId, name, output: content }] });
+        const call = pairResult(message, open);
+        if (!call) invalid('This tool result answers no tool call: every earlier call already has its result', path);
+        messages.push({ id, role: 'tool', parts: [{ type: 'tool-result', toolCallId: call.id, name: call.name, output: content }] });
         return;
       }
       default:

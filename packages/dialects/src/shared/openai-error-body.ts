@@ -11,7 +11,10 @@ const SHAPES: Partial<Record<ErrorCode, { type: string; code: string | null }>> 
   context_length_exceeded: { type: 'invalid_request_error', code: 'context_length_exceeded' },
   content_filter: { type: 'invalid_request_error', code: 'content_policy_violation' },
   authentication: { type: 'invalid_request_error', code: 'invalid_api_key' },
-  permission: { type: 'invalid_request_error', code: 'unsupported_country_region_territory' },
+  // OpenAI answers a key or project without access to a model with 403 and `model_not_found`
+  // ("Project `proj_...` does not have access to model `...`"), its one permission code that is
+  // not about a region (`unsupported_country_region_territory` is a geographic block).
+  permission: { type: 'invalid_request_error', code: 'model_not_found' },
   not_found: { type: 'invalid_request_error', code: 'model_not_found' },
   rate_limited: { type: 'requests', code: 'rate_limit_exceeded' },
   overloaded: { type: 'server_error', code: 'server_is_overloaded' },

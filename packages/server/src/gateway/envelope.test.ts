@@ -104,4 +104,15 @@ describe('openEnvelopes', () => {
       { type: 'tool-call', id: 'c1', name: 'f', input: {} },
     ]);
   });
+
+  it('opens an envelope a caller kept on a text part with no thoughts before it, into a reasoning part of its own', () => {
+    const token = seal({ providerState: ANTHROPIC_STATE, signature: 'EqQBCkgIBxAB/+=' });
+    const [message] = openEnvelopes([
+      { id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'Three.', providerState: { google_gemini: { thoughtSignature: token } } }] },
+    ]);
+    expect(message!.parts).toEqual([
+      { type: 'reasoning', text: '', providerState: ANTHROPIC_STATE, signature: 'EqQBCkgIBxAB/+=' },
+      { type: 'text', text: 'Three.' },
+    ]);
+  });
 });

@@ -127,14 +127,17 @@ function candidates(part: Part): unknown[] {
 
 /**
  * Opens the envelopes in a caller's history: the reasoning gets back the provider state it
- * was produced with. An envelope found on another part (Gemini signs the first function call)
- * goes to the reasoning before it in the same message.
+ * was produced with. An envelope found on another part (Gemini signs the first function call,
+ * or the first text after the thoughts) goes to the reasoning before it in the same message,
+ * or to an empty reasoning part put before it when the caller kept no thoughts.
  */
 export function openEnvelopes(messages: Message[]): Message[] {
   return messages.map((message) => {
     if (message.role !== 'assistant') return message;
     let changed = false;
     const parts = message.parts.map((part) => ({ ...part }) as Part);
+    /** Reasoning parts to put before the part at an index (the caller kept no thoughts). */
+    const inserted = new Map<number, ReasoningPart>();
     let lastReasoning: ReasoningPart | undefined;
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i]!;
@@ -142,9 +145,12 @@ export function openEnvelopes(messages: Message[]): Message[] {
       if (part.type === 'reasoning') lastReasoning = part;
       if (!sealed) continue;
       changed = true;
-      const target = part.type === 'reasoning' ? part : lastReasoning;
       if (part.type !== 'reasoning') delete part.providerState;
-      if (!target) continue;
+      if (!lastReasoning) {
+        lastReasoning = { type: 'reasoning', text: '' };
+        inserted.set(i, lastReasoning);
+      }
+      const target = lastReasoning;
       target.providerState = sealed.providerState;
       if (sealed.signature !== undefined) target.signature = sealed.signature;
       else delete target.signature;
@@ -153,6 +159,7 @@ export function openEnvelopes(messages: Message[]): Message[] {
         if (call) call.providerState = sealed.firstCall;
       }
     }
-    return changed ? { ...message, parts } : message;
+    if (!changed) return message;
+    return { ...message, parts: inserted.size === 0 ? parts : parts.flatMap((part, i) => (inserted.has(i) ? [inserted.get(i)!, part] : [part])) };
   });
 }

@@ -126,6 +126,20 @@ function statusOf(error: { code: ErrorCode; status?: number | undefined }): numb
   return error.status !== undefined && error.status >= 400 ? error.status : undefined;
 }
 
+/**
+ * The upstream's failure in the caller's format, with the provider's own Retry-After when it sent one
+ * (`retry-after` in seconds, as every SDK reads it, and `retry-after-ms` for the OpenAI and Anthropic SDKs,
+ * which prefer it); none is invented when the provider sent none.
+ */
+function upstreamError(dialect: Dialect, error: ErrorEvent): Response {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterMs !== undefined && Number.isFinite(error.retryAfterMs) && error.retryAfterMs >= 0) {
+    headers['retry-after'] = String(Math.ceil(error.retryAfterMs / 1000));
+    headers['retry-after-ms'] = String(Math.round(error.retryAfterMs));
+  }
+  return errorResponse(dialect, error.code, error.message, statusOf(error), headers);
+}
+
 interface Call {
   dialect: Dialect;
   principal: GatewayPrincipal;
@@ -180,6 +194,29 @@ async function* upstream(call: Call): AsyncGenerator<Event> {
 }
 
 
+/** At most this many events, or this long, are held back waiting for the upstream's input count. */
+const HOLD_EVENTS = 64;
+const HOLD_MS = 250;
+
+/**
+ * Anthropic's `message_start` carries the prompt's token count, and clients read it there only
+ * (LangChain's ChatAnthropic counts `input_tokens: 0` from `message_delta`). Upstreams that report
+ * usage after the first content (Gemini in the same chunk, Chat Completions, Responses and
+ * Ollama at the end) are held for the count, bounded by `HOLD_EVENTS` events and `HOLD_MS`: a
+ * short answer starts with the count, a long one starts on time with what is known (the
+ * closing `message_delta` always has the whole count, as Anthropic's does).
+ */
+async function holdForInputCount(call: Call, held: Event[], take: () => Promise<IteratorResult<Event>>, counts: Tally): Promise<void> {
+  if (call.dialect.id !== 'anthropic_messages' || held.at(-1)?.type === 'error') return;
+  const since = Date.now();
+  for (let n = 0; counts.usage.inputTokens === undefined && n < HOLD_EVENTS && Date.now() - since < HOLD_MS; n++) {
+    const next = await take();
+    if (next.done) return;
+    held.push(next.value);
+    if (next.value.type === 'error' || next.value.type === 'finish') return;
+  }
+}
+
 async function answer(call: Call, options: GatewayOptions): Promise<Response> {
   const encoderOptions = { model: call.name, responseId: RESPONSE_ID_PREFIX[call.dialect.id] + crypto.randomUUID().replace(/-/g, ''), created: Math.floor(call.started / 1000) };
   const iterator = upstream(call)[Symbol.asyncIterator]();
@@ -202,8 +239,7 @@ async function answer(call: Call, options: GatewayOptions): Promise<Response> {
     if (next.value.type === 'error') {
       report(next.value);
       await iterator.return?.(undefined);
-      const retryAfter: Record<string, string> = next.value.code === 'rate_limited' ? { 'retry-after': '1' } : {};
-      return errorResponse(call.dialect, next.value.code, next.value.message, statusOf(next.value), retryAfter);
+      return upstreamError(call.dialect, next.value);
     }
     if (!PREAMBLE.has(next.value.type)) break;
   }
@@ -217,11 +253,12 @@ async function answer(call: Call, options: GatewayOptions): Promise<Response> {
     }
     const error = events.find((event): event is ErrorEvent => event.type === 'error');
     report(error);
-    if (error) return errorResponse(call.dialect, error.code, error.message, statusOf(error));
+    if (error) return upstreamError(call.dialect, error);
     const collected = await collectResponse(events);
     return Response.json(call.dialect.encodeResponse({ ...collected, usage: counts.usage }, { ...encoderOptions, usage: counts.usage }));
   }
 
+  await holdForInputCount(call, preamble, take, counts);
   const encoder = call.dialect.createResponseEncoder({ ...encoderOptions, usage: counts.usage, includeUsage: call.includeUsage });
   const bytes = new TextEncoder();
   let queued = preamble;

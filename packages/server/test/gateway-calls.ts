@@ -1,0 +1,43 @@
+import type { DialectId } from '@parlance/dialects';
+import type { ModelSpec } from '@parlance/engine';
+import type { MockProviderHandler } from '@parlance/testing';
+import type { Hono } from 'hono';
+import { PROVIDER } from './gateway-providers.ts';
+
+/** A route to an in-process provider (`handler` answers the provider's HTTP). */
+export function target(dialect: DialectId, handler: MockProviderHandler | ((request: Request) => Response | Promise<Response>), model = 'mock-1'): ModelSpec {
+  return { ...PROVIDER[dialect], model, baseURL: `https://${dialect}.mock`, apiKey: 'provider-key', retry: false, fetch: (input, init) => Promise.resolve(handler(new Request(input, init))) };
+}
+
+/** A caller's minimal request in its own API: path and body. */
+export function callerRequest(dialect: DialectId, model: string, stream: boolean, extra: Record<string, unknown> = {}): { path: string; body: Record<string, unknown> } {
+  switch (dialect) {
+    case 'openai_completions':
+      return { path: '/v1/chat/completions', body: { model, stream, messages: [{ role: 'user', content: 'hi' }], ...extra } };
+    case 'openai_responses':
+      return { path: '/v1/responses', body: { model, stream, input: 'hi', ...extra } };
+    case 'anthropic_messages':
+      return { path: '/v1/messages', body: { model, stream, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], ...extra } };
+    case 'google_gemini':
+      return { path: `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], ...extra } };
+    case 'ollama_chat':
+      return { path: '/api/chat', body: { model, stream, messages: [{ role: 'user', content: 'hi' }], ...extra } };
+  }
+}
+
+export const AUTH = { authorization: 'Bearer k1', 'content-type': 'application/json' };
+
+/** Posts a caller's request to an in-process gateway. */
+export function post(app: Hono, dialect: DialectId, model: string, stream: boolean, extra?: Record<string, unknown>, headers: Record<string, string> = AUTH) {
+  const { path, body } = callerRequest(dialect, model, stream, extra);
+  return app.request(path, { method: 'POST', headers, body: JSON.stringify(body) });
+}
+
+/** The JSON data of every SSE frame of a body. */
+export function sseData(text: string): Record<string, unknown>[] {
+  return text
+    .split(/\r?\n\r?\n/)
+    .map((frame) => frame.split(/\r?\n/).find((line) => line.startsWith('data: '))?.slice(6))
+    .filter((data): data is string => data !== undefined && data !== '[DONE]')
+    .map((data) => JSON.parse(data) as Record<string, unknown>);
+}
