@@ -70,9 +70,15 @@ interface CallInfo {
 function modelParts(message: Message, generation: number | undefined): Json[] {
   const parts: Json[] = [];
   const fromGemini = message.provenance?.dialect === DIALECT;
-  for (const part of message.parts) {
+  const signatureOf = (part: Part | undefined) => {
+    const state = part && stateOf(part);
+    return typeof state?.thoughtSignature === 'string' ? state.thoughtSignature : undefined;
+  };
+  message.parts.forEach((part, index) => {
     const state = stateOf(part);
-    const signature = typeof state?.thoughtSignature === 'string' ? state.thoughtSignature : undefined;
+    let signature = signatureOf(part);
+    // The decoder gives thoughts the signature Gemini put on the text after them; it goes back once, on that text.
+    if (part.type === 'reasoning' && signature !== undefined && message.parts[index + 1]?.type === 'text' && signatureOf(message.parts[index + 1]) === signature) signature = undefined;
     switch (part.type) {
       case 'text':
         if (part.text !== '' || signature) parts.push(signature ? { text: part.text, thoughtSignature: signature } : { text: part.text });
@@ -115,7 +121,7 @@ function modelParts(message: Message, generation: number | undefined): Json[] {
       case 'source':
         break;
     }
-  }
+  });
   if ((generation ?? 0) >= 3) {
     const first = parts.find((p) => p.functionCall !== undefined);
     if (first && first.thoughtSignature === undefined) first.thoughtSignature = DUMMY_SIGNATURE;
