@@ -16,6 +16,6 @@ export {
 } from './run-store.ts';
 export { chatBodySchema, resumeSchema } from './schema.ts';
 export type { ModelEntry } from '@parlance/protocol';
-export { SSE_HEADERS, sseResponse } from './sse.ts';
+export { DEFAULT_HEARTBEAT_MS, SSE_HEADERS, sseResponse } from './sse.ts';
 export { catalogModels, engineRunner, type EngineRunnerOptions } from './engine-runner.ts';
 export { clientOptionsSchema, type ClientOptions } from './schema.ts';

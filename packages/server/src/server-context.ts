@@ -11,6 +11,7 @@ import type { RunStore } from './run-store.ts';
 import { type Env, runtimeEnv, startEnv } from './runtime-env.ts';
 import type { ErrorContext, ParlanceServerOptions, Principal } from './server-options.ts';
 import { createTrustResolver, isDevelopment, missingSecretError, type RunnerProfile, signingSecrets } from './server-trust.ts';
+import { DEFAULT_HEARTBEAT_MS } from './sse.ts';
 
 export interface ServerContext {
   readonly options: ParlanceServerOptions;
@@ -57,7 +58,7 @@ export function createServerContext(options: ParlanceServerOptions): ServerConte
   return {
     options,
     store: options.store ?? createMemoryRunStore(),
-    heartbeatMs: options.heartbeatMs ?? 15_000,
+    heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
     maxJsonDepth: options.maxJsonDepth ?? 64,
     allowedOrigins: options.allowedOrigins ?? (options.authorize ? [] : '*'),

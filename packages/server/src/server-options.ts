@@ -160,6 +160,10 @@ export interface ParlanceServerOptions {
   store?: RunStore;
   /** Request bodies larger than this are refused with 413 (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * A silent stream sends a `: ping` comment this often (default `DEFAULT_HEARTBEAT_MS`, 8 s: under
+   * Bun's 10 s idle limit and every common proxy's). Lower it behind a proxy with a shorter idle timeout.
+   */
   heartbeatMs?: number;
   /** The runtime's environment when it is not Hono's `c.env` (default: process.env when present). */
   env?: Env;

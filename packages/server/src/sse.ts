@@ -22,6 +22,19 @@ export const SSE_HEADERS: Record<string, string> = {
   Connection: 'keep-alive',
 };
 
+/**
+ * How often a silent stream sends a `: ping` comment by default: 8 s, below the strictest idle
+ * limit of the runtimes and proxies a Parlance server runs behind. Bun's `Bun.serve()` closes a
+ * request idle for 10 s (its `idleTimeout` default); Deno's `Deno.serve`, Node's `http` server and
+ * Cloudflare Workers set no idle limit on a streaming response, but Cloudflare's proxy ends a
+ * response idle for 100 s, nginx's `proxy_read_timeout` and AWS ALB's idle timeout are 60 s, and
+ * Heroku's router 55 s. One ping is 8 bytes on the wire.
+ *
+ * @example
+ * createParlanceApp({ models, run, heartbeatMs: DEFAULT_HEARTBEAT_MS / 2 }); // behind a 5 s proxy
+ */
+export const DEFAULT_HEARTBEAT_MS = 8_000;
+
 export interface SseOptions {
   runId: string;
   heartbeatMs: number;
@@ -42,7 +55,7 @@ const afterTurn: (f: () => void) => void = (globalThis as { setImmediate?: (f: (
  * A run's events as an SSE response: resumable ids, heartbeats, a typed error frame if the source fails.
  *
  * @example
- * return sseResponse((signal) => store.follow(runId, afterSeq, signal), { runId, heartbeatMs: 15_000 });
+ * return sseResponse((signal) => store.follow(runId, afterSeq, signal), { runId, heartbeatMs: DEFAULT_HEARTBEAT_MS });
  */
 export function sseResponse(
   follow: (signal: AbortSignal) => AsyncIterable<StoredEvent>,

@@ -105,7 +105,8 @@ describe('a scratch app installs the tarballs with npm and runs the README', () 
     app = mkdtempSync(join(tmpdir(), 'parlance-scratch-'));
     const deps: Record<string, string> = Object.fromEntries(packed.map((p) => [p.name, `file:${p.tarball}`]));
     // What a user adds beside Parlance: the quick start's imports and types. No @tanstack/react-query.
-    Object.assign(deps, { hono: '4.13.19', zod: '4.6.7', react: '19.3.1', 'react-dom': '19.3.1', '@types/react': '19.3.0', '@types/react-dom': '19.3.0', '@types/node': '20.19.43' });
+    // AG-UI's packages are optional peers of @parlance/server/ag-ui: installed here so every entry loads.
+    Object.assign(deps, { '@ag-ui/core': '1.0.0', '@ag-ui/encoder': '1.0.0', hono: '4.13.19', zod: '4.6.7', react: '19.3.1', 'react-dom': '19.3.1', '@types/react': '19.3.0', '@types/react-dom': '19.3.0', '@types/node': '20.19.43' });
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module', dependencies: deps }, null, 2));
     writeFileSync(
       join(app, 'tsconfig.json'),
@@ -138,6 +139,19 @@ describe('a scratch app installs the tarballs with npm and runs the README', () 
     const fixture = join(repoRoot, 'packages/dialects/test/fixtures/anthropic_messages/omni__anthropic_text.sse');
     const decoded = await exec(join(app, 'node_modules/.bin/parlance'), ['decode', '--dialect', 'anthropic_messages', fixture]);
     expect(JSON.parse(decoded.stdout)).toMatchObject({ message: { role: 'assistant' } });
+  }, 60_000);
+
+  it('require() loads every entry point of every package (Node 20.19+ requires ESM through the default condition)', async () => {
+    // All but @parlance/react/query, whose optional peer (@tanstack/react-query) this app purposely lacks.
+    const entries = packed
+      .flatMap((p) => Object.keys((readManifest(p.dir).exports ?? {}) as Record<string, unknown>).map((sub) => `${p.name}${sub.slice(1)}`))
+      .filter((entry) => entry !== '@parlance/react/query');
+    expect(entries.length).toBeGreaterThan(packed.length);
+    const script = `const out = {}; for (const e of ${JSON.stringify(entries)}) out[e] = Object.keys(require(e)).length; console.log(JSON.stringify(out));`;
+    const { stdout } = await exec(process.execPath, ['--no-warnings', '-e', script], { cwd: app });
+    const loaded = JSON.parse(stdout) as Record<string, number>;
+    expect(Object.keys(loaded).sort()).toEqual([...entries].sort());
+    for (const [entry, count] of Object.entries(loaded)) expect(count, entry).toBeGreaterThan(0);
   }, 60_000);
 });
 

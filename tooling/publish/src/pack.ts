@@ -52,3 +52,8 @@ export function packPackage(pkg: WorkspacePackage, outDir: string): PackedPackag
   run('tar', ['-czf', tarball, '-C', work, 'package'], work);
   return { name: manifest.name, version: manifest.version, dir, tarball };
 }
+
+/** Packs every published package into `outDir` (see {@link packPackage}). */
+export function packAll(packages: WorkspacePackage[], outDir: string): PackedPackage[] {
+  return packages.map((pkg) => packPackage(pkg, outDir));
+}

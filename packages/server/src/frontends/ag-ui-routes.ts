@@ -11,7 +11,7 @@ import { EventEncoder } from '@ag-ui/encoder';
 import { type ChatRequestBody, createThread, type ParlanceError } from '@parlance/protocol';
 import { Hono } from 'hono';
 import { errorResponse } from '../error-response.ts';
-import { SSE_HEADERS } from '../sse.ts';
+import { DEFAULT_HEARTBEAT_MS, SSE_HEADERS } from '../sse.ts';
 import { createAgUiEventMapper } from './ag-ui-events.ts';
 import { agUiInputToThread } from './ag-ui-messages.ts';
 import { createFrontendRuns, frontendErrorHandler, type FrontendRouteOptions } from './frontend-runs.ts';
@@ -34,7 +34,7 @@ export type AgUiRoutesOptions = FrontendRouteOptions;
  *
  * @example
  * ```ts
- * import { createAgUiRoutes } from '@parlance/server/frontends';
+ * import { createAgUiRoutes } from '@parlance/server/ag-ui';
  * app.route('/api/ag-ui', createAgUiRoutes({ models, run: engineRunner({ engine: { tools } }), store }));
  * // client: new HttpAgent({ url: '/api/ag-ui' }).runAgent()
  * ```
@@ -42,7 +42,7 @@ export type AgUiRoutesOptions = FrontendRouteOptions;
 export function createAgUiRoutes(options: AgUiRoutesOptions): Hono<any, any, any> {
   const runs = createFrontendRuns(options);
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
-  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
 
   app.post('/', async (c) => {
     const admitted = await runs.admitJson(c);

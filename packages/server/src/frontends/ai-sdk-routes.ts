@@ -14,7 +14,7 @@ import { type Context, Hono } from 'hono';
 import type { UIMessage } from 'ai';
 import * as z from 'zod/mini';
 import { errorResponse } from '../error-response.ts';
-import { SSE_HEADERS } from '../sse.ts';
+import { DEFAULT_HEARTBEAT_MS, SSE_HEADERS } from '../sse.ts';
 import { type Caller, createFrontendRuns, frontendErrorHandler, type FrontendRouteOptions, type OpenedRun } from './frontend-runs.ts';
 import { frameStream } from './frontend-stream.ts';
 import { createUiChunkMapper, type ParlanceUiChunk } from './ui-message-chunks.ts';
@@ -79,7 +79,7 @@ const frame = (chunk: ParlanceUiChunk | '[DONE]') => encoder.encode(`data: ${typ
 export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, any> {
   const runs = createFrontendRuns(options);
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
-  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const graceMs = options.cancelAbandonedAfterMs ?? 3_000;
   // The chat's current run, by principal and chat id (the AI SDK's resume convention needs the
   // server to remember it; kept in this process, see docs/frontends.md for several instances).
