@@ -8,14 +8,14 @@ import { mockProviderServer, type ScriptedTurn } from '@parlance/testing';
 import { Hono } from 'hono';
 import { vi } from 'vitest';
 import { createAgUiRoutes } from '../src/frontends/ag-ui.ts';
-import { createAiSdkRoutes } from '../src/frontends/index.ts';
-import type { ParlanceServerOptions } from '../src/handler.ts';
+import { type AiSdkRoutesOptions, createAiSdkRoutes } from '../src/frontends/index.ts';
 import { engineRunner } from '../src/engine-runner.ts';
 import { createMemoryRunStore } from '../src/memory-run-store.ts';
 
 export const SECRET = 'frontends-test-secret-0123456789abcdef0123';
 
-export function frontendServer(script: ScriptedTurn[], overrides: Partial<ParlanceServerOptions> = {}) {
+/** `engine` adds engine options (e.g. `maxSteps`) to the runner's. */
+export function frontendServer(script: ScriptedTurn[], overrides: Partial<AiSdkRoutesOptions> = {}, engine: { maxSteps?: number } = {}) {
   const upstream = mockProviderServer({ dialect: 'anthropic_messages', script });
   const mock = defineProvider(
     { id: 'mock', baseURL: 'http://mock.invalid', auth: 'none', dialect: 'anthropic_messages', models: { model: { contextWindow: 32_000, maxOutputTokens: 4_096, input: ['text'], reasoning: true } } },
@@ -26,18 +26,20 @@ export function frontendServer(script: ScriptedTurn[], overrides: Partial<Parlan
   const tools = [
     tool({ name: 'get_time', input: { type: 'object', properties: {} }, execute: getTime }),
     tool({ name: 'transfer_money', input: { type: 'object', properties: { to: { type: 'string' }, amount: { type: 'number' } }, required: ['to', 'amount'] }, needsApproval: true, execute: transfer }),
+    // A client tool: no execute, the browser answers it (addToolOutput).
+    tool({ name: 'share_location', input: { type: 'object', properties: {} } }),
   ];
-  const options: ParlanceServerOptions = {
+  const options: AiSdkRoutesOptions = {
     models: [{ id: 'mock:model', provider: 'mock' }],
     env: { PARLANCE_SECRET: SECRET },
     authorize: (r) => (r.headers.get('x-user') ? { id: r.headers.get('x-user')! } : undefined),
-    run: engineRunner({ engine: { tools, resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { mock } }) } }),
+    run: engineRunner({ engine: { ...engine, tools, resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { mock } }) } }),
     store: createMemoryRunStore(),
     onError: () => {},
     ...overrides,
   };
   const app = new Hono();
-  app.route('/api/chat', createAiSdkRoutes({ ...options, cancelAbandonedAfterMs: 50 }));
+  app.route('/api/chat', createAiSdkRoutes({ cancelAbandonedAfterMs: 50, ...options }));
   app.route('/api/ag-ui', createAgUiRoutes(options));
   return { app, upstream, getTime, transfer, options };
 }

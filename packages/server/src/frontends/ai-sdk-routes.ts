@@ -4,8 +4,9 @@
  *
  *   POST {mount}                    DefaultChatTransport's body (id, messages, trigger, messageId)
  *                                   -> SSE of UI message chunks, header x-vercel-ai-ui-message-stream: v1
- *   GET  {mount}/:chatId/stream     resume (`useChat({ resume: true })`): the chat's active run from its
- *                                   first event, then live; 204 when the chat has none
+ *   GET  {mount}/:chatId/stream     resume (`useChat({ resume: true })`): the chat's latest UI message from
+ *                                   the first event of its first run (every run of a turn that paused and
+ *                                   went on, in order), then live if it still runs; 204 when there is none
  *
  * Mount it where `useChat` posts by default: `app.route('/api/chat', createAiSdkRoutes(options))`.
  */
@@ -14,10 +15,11 @@ import { type Context, Hono } from 'hono';
 import type { UIMessage } from 'ai';
 import * as z from 'zod/mini';
 import { errorResponse } from '../error-response.ts';
+import type { StoredEvent } from '../run-store.ts';
 import { DEFAULT_HEARTBEAT_MS, SSE_HEADERS } from '../sse.ts';
 import { type Caller, createFrontendRuns, frontendErrorHandler, type FrontendRouteOptions, type OpenedRun } from './frontend-runs.ts';
 import { frameStream } from './frontend-stream.ts';
-import { createUiChunkMapper, type ParlanceUiChunk } from './ui-message-chunks.ts';
+import { createUiChunkMapper, type ParlanceUiChunk, type UiChunkMapper } from './ui-message-chunks.ts';
 import { uiMessagesToThread } from './ui-messages.ts';
 
 /**
@@ -51,13 +53,22 @@ const bodySchema = z.looseObject({
   model: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
 });
 
+/** A chat's current UI message: the runs it is made of, oldest first (the last is the live one). */
 interface ActiveRun {
-  runId: string;
+  runIds: string[];
   messageId: string;
+  /** What the UI message held before its first run (none, unless the server lost the earlier runs). */
   prior: Message[];
+  /** Calls denied in any request of the turn. */
   denied: string[];
   createdAt: number;
 }
+
+/**
+ * How many chats' current UI messages a route keeps (the oldest are forgotten first; each is also
+ * forgotten once the store no longer retains its runs, `limits.retainMs`).
+ */
+export const AI_SDK_MAX_TRACKED_CHATS = 10_000;
 
 const HEADERS = { ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' };
 const encoder = new TextEncoder();
@@ -94,39 +105,50 @@ export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, a
   const keyOf = (caller: Caller, chatId: string) => JSON.stringify([caller.principal?.id ?? null, chatId]);
   const prune = (now: number) => {
     for (const [key, run] of active) if (now - run.createdAt > runs.store.limits.retainMs) active.delete(key);
+    for (const key of active.keys()) {
+      if (active.size <= AI_SDK_MAX_TRACKED_CHATS) break;
+      active.delete(key);
+    }
   };
 
-  function stream(c: Context, caller: Caller, key: string, opened: OpenedRun, run: ActiveRun): Response {
-    attach(opened.runId, 1);
+  /** Streams `opened` (the runs of one UI message, oldest first) through one mapper; the last run is the live one. */
+  function stream(c: Context, caller: Caller, opened: OpenedRun[], mapper: UiChunkMapper): Response {
+    const live = opened.at(-1)!;
+    attach(live.runId, 1);
     let attached = true;
     const detach = () => {
-      if (attached) attach(opened.runId, -1);
+      if (attached) attach(live.runId, -1);
       attached = false;
     };
-    const mapper = createUiChunkMapper({ messageId: run.messageId, threadId: JSON.parse(key)[1], prior: run.prior, denied: run.denied });
-    return frameStream(opened.events, {
+    // A run that continues a paused one continues its UI message: the same mapper, no second `start`.
+    async function* events(signal: AbortSignal): AsyncIterable<StoredEvent> {
+      for (let i = 0; i < opened.length; i++) {
+        if (i > 0) mapper.nextRun();
+        yield* opened[i]!.events(signal);
+      }
+    }
+    return frameStream(events, {
       encode: ({ event }) => mapper.push(event).map(frame),
       end: () => [frame('[DONE]')],
       failure: (error) => [frame({ type: 'error', errorText: error.message }), frame('[DONE]')],
       heartbeat: encoder.encode(': ping\n\n'),
       heartbeatMs,
-      headers: { ...HEADERS, 'X-Parlance-Run-Id': opened.runId },
-      onDelivered: () => {
-        detach();
-        if (active.get(key)?.runId === opened.runId) active.delete(key);
-      },
+      headers: { ...HEADERS, 'X-Parlance-Run-Id': live.runId },
+      // Delivered is not received: the last frames may sit in the browser's buffers when the page
+      // reloads, so the chat's message stays replayable until the chat's next request replaces it.
+      onDelivered: detach,
       onAbandon: () => {
         detach();
         const cancel = () => {
-          if (readers.has(opened.runId)) return;
-          runs.cancel(c, caller, opened.runId).catch((error: unknown) => options.onError?.(error, { runId: opened.runId }));
+          if (readers.has(live.runId)) return;
+          runs.cancel(c, caller, live.runId).catch((error: unknown) => options.onError?.(error, { runId: live.runId }));
         };
         if (graceMs <= 0) cancel();
         else setTimeout(cancel, graceMs);
       },
       onError: (error) => {
         detach();
-        options.onError?.(error, { runId: opened.runId });
+        options.onError?.(error, { runId: live.runId });
       },
     });
   }
@@ -146,32 +168,45 @@ export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, a
     if (opened instanceof Response) return opened;
     const now = Date.now();
     prune(now);
+    const key = keyOf(caller, body.id);
+    const continued = conversation.continued;
+    const before = active.get(key);
+    // A run that answers a pause continues the UI message: a resume replays the message's earlier runs first.
+    const chained = continued && before?.messageId === continued.messageId ? before : undefined;
     const run: ActiveRun = {
-      runId: opened.runId,
-      messageId: conversation.continued?.messageId ?? `msg_${opened.runId}`,
-      prior: conversation.continued?.prior ?? [],
-      denied: conversation.denied,
+      runIds: [...(chained?.runIds ?? []), opened.runId],
+      messageId: continued?.messageId ?? `msg_${opened.runId}`,
+      prior: chained ? chained.prior : (continued?.prior ?? []),
+      denied: [...(chained?.denied ?? []), ...conversation.denied],
       createdAt: now,
     };
-    const key = keyOf(caller, body.id);
+    active.delete(key);
     active.set(key, run);
-    return stream(c, caller, key, opened, run);
+    const mapper = createUiChunkMapper({ messageId: run.messageId, threadId: body.id, prior: continued?.prior ?? [], denied: conversation.denied });
+    return stream(c, caller, [opened], mapper);
   });
 
   app.get('/:chatId/stream', async (c) => {
     const caller = await runs.admit(c, 'GET');
     if (caller instanceof Response) return caller;
     prune(Date.now());
-    const key = keyOf(caller, c.req.param('chatId'));
+    const chatId = c.req.param('chatId');
+    const key = keyOf(caller, chatId);
     const run = active.get(key);
     if (!run) return c.body(null, 204);
-    const opened = await runs.reopen(c, caller, run.runId);
-    if (opened instanceof Response) {
-      if (opened.status !== 404) return opened;
+    const opened: OpenedRun[] = [];
+    for (const runId of run.runIds) {
+      const one = await runs.reopen(c, caller, runId);
+      if (!(one instanceof Response)) opened.push(one);
+      else if (one.status !== 404) return one;
+      // An earlier run the store no longer holds is left out (see AI_SDK_MAX_TRACKED_CHATS and limits.retainMs).
+    }
+    if (opened.at(-1)?.runId !== run.runIds.at(-1)) {
       active.delete(key);
       return c.body(null, 204);
     }
-    return stream(c, caller, key, opened, run);
+    const mapper = createUiChunkMapper({ messageId: run.messageId, threadId: chatId, prior: run.prior, denied: run.denied });
+    return stream(c, caller, opened, mapper);
   });
 
   app.notFound(() => errorResponse(404, 'not_found', 'No such route'));

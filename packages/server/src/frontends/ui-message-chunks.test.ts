@@ -28,16 +28,24 @@ describe('protocol events -> UI message chunks', () => {
     const chunks = paused.flatMap((e) => mapper.push(e));
     expect(chunks.map((c) => c.type)).toEqual([
       'start', 'start-step', 'reasoning-start', 'reasoning-delta', 'reasoning-end', 'text-start', 'text-delta', 'text-end', 'message-metadata',
-      'tool-input-start', 'tool-input-delta', 'tool-input-available', 'message-metadata', 'tool-approval-request', 'finish-step', 'message-metadata', 'message-metadata', 'finish',
+      'tool-input-start', 'tool-input-delta', 'tool-input-available', 'message-metadata', 'tool-approval-request', 'finish-step', 'message-metadata', 'finish',
     ]);
     expect(chunks[0]).toEqual({ type: 'start', messageId: 'ui1' });
     expect(chunks.find((c) => c.type === 'tool-input-available')).toMatchObject({ toolCallId: 'c1', toolName: 'pay', input: { to: 'bob' }, providerMetadata: { parlance: { signature: 'p1.k.call' } } });
     expect(chunks.find((c) => c.type === 'tool-approval-request')).toEqual({ type: 'tool-approval-request', approvalId: 'c1', toolCallId: 'c1' });
     const finish = chunks.at(-1) as Extract<(typeof chunks)[number], { type: 'finish' }>;
     expect(finish.finishReason).toBe('tool-calls');
-    const [message] = finish.messageMetadata!.parlance.messages;
-    expect(message).toMatchObject({ id: 'a1', role: 'assistant', pause: { signature: 'p1.k.pause' } });
-    expect(message!.parts.find((p) => p.type === 'tool-call')).toMatchObject({ signature: 'p1.k.call' });
+    // Each piece once: the messages the UI message stands for are the merge of every metadata chunk.
+    const pieces = chunks.flatMap((c) => (c.type === 'message-metadata' || c.type === 'finish' ? [c.messageMetadata!.parlance.messages] : []));
+    const merged = pieces.reduce<Record<string, any>>((all, piece) => {
+      for (const [id, entry] of Object.entries(piece)) all[id] = { ...all[id], ...entry, parts: { ...all[id]?.parts, ...entry.parts } };
+      return all;
+    }, {});
+    expect(merged.a1).toMatchObject({ n: 0, role: 'assistant', pause: { signature: 'p1.k.pause' } });
+    // The call's signature is in its UI part's provider metadata, once.
+    expect(merged.a1.parts[2]).toEqual({ type: 'tool-call', id: 'c1', name: 'pay' });
+    expect(pieces.flatMap((p) => Object.values(p).flatMap((e) => Object.keys(e.parts ?? {})))).toEqual(['0', '1', '2']);
+    expect(finish.messageMetadata!.parlance.messages).toEqual({});
   });
 
   it('marks a denied call denied, a failed one failed, and closes what a cancelled run left open', () => {
@@ -61,8 +69,8 @@ describe('UI messages -> protocol thread', () => {
   const ui = (state: string, extra: object): UIMessage => ({
     id: 'ui1',
     role: 'assistant',
-    metadata: { parlance: { threadId: 'chat', messages: [signed] } },
-    parts: [{ type: 'tool-pay', toolCallId: 'c1', state, input: {}, ...extra } as never],
+    metadata: { parlance: { threadId: 'chat', messages: { a1: { n: 0, ...signed, parts: { 0: { type: 'tool-call', id: 'c1', name: 'pay' } } } } } },
+    parts: [{ type: 'tool-pay', toolCallId: 'c1', state, input: {}, callProviderMetadata: { parlance: { signature: 'p1.k.call' } }, ...extra } as never],
   });
 
   it('takes the signed messages from metadata and an approval response as the resume', () => {
@@ -74,7 +82,7 @@ describe('UI messages -> protocol thread', () => {
   });
 
   it('keeps only the text of an assistant message without Parlance metadata (or from another chat)', () => {
-    const foreign: UIMessage = { ...ui('output-available', { output: 1 }), metadata: { parlance: { threadId: 'other', messages: [signed] } }, parts: [{ type: 'text', text: 'hi' }, { type: 'tool-pay', toolCallId: 'c1', state: 'output-available', input: {}, output: 1 } as never] };
+    const foreign: UIMessage = { ...ui('output-available', { output: 1 }), metadata: { parlance: { threadId: 'other', messages: { a1: { n: 0, ...signed, parts: {} } } } }, parts: [{ type: 'text', text: 'hi' }, { type: 'tool-pay', toolCallId: 'c1', state: 'output-available', input: {}, output: 1 } as never] };
     expect(uiMessagesToThread([foreign], 'chat')).toEqual({ messages: [{ id: 'ui1', role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }], denied: [] });
   });
 });

@@ -1,33 +1,20 @@
 /**
  * Protocol events -> the AI SDK's UI message stream chunks (`ai` 6, `x-vercel-ai-ui-message-stream: v1`).
- * Pure: the same events give the same chunks, so a resumed stream (replayed from the run's first
- * event) rebuilds the same UI message. The table of what maps exactly, what is approximated and
- * what is dropped is in docs/frontends.md.
+ * Pure: the same events give the same chunks, so a resumed stream (replayed from the first event
+ * of the UI message's first run) rebuilds the same UI message. The table of what maps exactly,
+ * what is approximated and what is dropped is in docs/frontends.md.
  *
- * One UI message stands for one run's assistant turn, which in the protocol is several messages
- * (assistant, tool results, assistant ...). The protocol messages themselves, with every signature
- * and provider state, travel in the UI message's metadata (`metadata.parlance.messages`), so the
- * thread the browser sends back is the thread the server signed.
+ * One UI message stands for one assistant turn, which in the protocol is several messages
+ * (assistant, tool results, assistant ...) and, when the turn paused for an approval or a client
+ * tool, several runs. The protocol messages themselves, with every signature and provider state,
+ * travel in the UI message's metadata in pieces (see ui-metadata.ts), so the thread the browser
+ * sends back is the thread the server signed.
  */
-import { createFoldState, type Event, type FoldState, type HaltReason, type Message, type ProviderState, reduceEvents, runMessages, type Usage } from '@parlance/protocol';
+import { createFoldState, type Event, type FoldState, type HaltReason, type Message, type ProviderState, reduceEvents, runMessages } from '@parlance/protocol';
 import type { FinishReason, UIMessageChunk } from 'ai';
+import { createMetadataDelta, type ParlanceUiMetadata } from './ui-metadata.ts';
 
-/**
- * What a Parlance UI message carries in its `metadata` (under `parlance`).
- *
- * @example
- * const threadId = (message.metadata as ParlanceUiMetadata | undefined)?.parlance.threadId;
- */
-export interface ParlanceUiMetadata {
-  parlance: {
-    /** The thread the messages belong to (the chat id). */
-    threadId: string;
-    /** The protocol messages this UI message stands for, signed as the server sent them. */
-    messages: Message[];
-    haltReason?: HaltReason;
-    usage?: Usage;
-  };
-}
+export type { ParlanceUiMetadata } from './ui-metadata.ts';
 
 /**
  * The chunk type this module writes, with Parlance's message metadata.
@@ -38,7 +25,7 @@ export interface ParlanceUiMetadata {
 export type ParlanceUiChunk = UIMessageChunk<ParlanceUiMetadata>;
 
 /**
- * 
+ * Options of `createUiChunkMapper`: the UI message the chunks build and what it already holds.
  *
  * @example
  * createUiChunkMapper({ messageId: lastUiMessage.id, threadId, prior: pausedMessages });
@@ -62,6 +49,12 @@ export interface UiChunkMapperOptions {
  */
 export interface UiChunkMapper {
   push(event: Event): ParlanceUiChunk[];
+  /**
+   * The next run of the same UI message begins (a replay of a turn that paused and went on): its
+   * events continue the message, with no second `start`. `denied` are the calls denied in the
+   * request that started it.
+   */
+  nextRun(denied?: readonly string[]): void;
 }
 
 const FINISH: Partial<Record<HaltReason, FinishReason>> = {
@@ -107,13 +100,20 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
   let sawError = false;
   let message = 'm';
   const names = new Map<string, string>();
-  const argsSeen = new Set<string>();
   const open = new Map<string, 'text' | 'reasoning'>();
   const denied = new Set(options.denied ?? []);
+  // The browser already holds the prior messages (a continued UI message): only what is new is sent.
+  const delta = createMetadataDelta(fold.messages);
   const blockId = (id: string) => `${message}:${id}`;
-  const metadata = (extra: Partial<ParlanceUiMetadata['parlance']> = {}): ParlanceUiMetadata => ({
-    parlance: { threadId: options.threadId, messages: fold.messages, ...extra },
-  });
+  const closed = (at: number, part: number) => !Object.values(fold.blocks).some((b) => b.open && b.message === at && b.part === part);
+  /** The metadata chunk for what changed since the last one (none when nothing did). */
+  const pieces = (out: ParlanceUiChunk[], extra: Partial<ParlanceUiMetadata['parlance']> = {}): ParlanceUiMetadata | undefined => {
+    const messages = delta.next(fold.messages, closed);
+    if (!messages && !Object.keys(extra).length) return undefined;
+    const metadata: ParlanceUiMetadata = { parlance: { threadId: options.threadId, messages: messages ?? {}, ...extra } };
+    out.push({ type: 'message-metadata', messageMetadata: metadata });
+    return metadata;
+  };
 
   function closeOpen(out: ParlanceUiChunk[]): void {
     for (const [id, kind] of open) out.push({ type: kind === 'text' ? 'text-end' : 'reasoning-end', id });
@@ -134,7 +134,7 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
         closeOpen(out);
         if (stepOpen) out.push({ type: 'finish-step' });
         stepOpen = false;
-        out.push({ type: 'message-metadata', messageMetadata: metadata() });
+        pieces(out);
         return;
       case 'text-start':
         open.set(blockId(event.id), 'text');
@@ -147,7 +147,7 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
         open.delete(blockId(event.id));
         out.push({ type: 'text-end', id: blockId(event.id), ...metadataOf(event) });
         // A message sent before this run finishes then still carries the finished text.
-        out.push({ type: 'message-metadata', messageMetadata: metadata() });
+        pieces(out);
         return;
       case 'reasoning-start':
         open.set(blockId(event.id), 'reasoning');
@@ -165,14 +165,13 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
         out.push({ type: 'tool-input-start', toolCallId: event.id, toolName: event.name, ...(event.providerExecuted ? { providerExecuted: true } : {}), ...metadataOf(event) });
         return;
       case 'tool-call-delta':
-        argsSeen.add(event.id);
         out.push({ type: 'tool-input-delta', toolCallId: event.id, inputTextDelta: event.delta });
         return;
       case 'tool-call-end': {
         const toolName = names.get(event.id) ?? 'unknown';
         const providerExecuted = fold.messages.some((m) => m.parts.some((p) => p.type === 'tool-call' && p.id === event.id && p.providerExecuted));
         out.push({ type: 'tool-input-available', toolCallId: event.id, toolName, input: event.input, ...(providerExecuted ? { providerExecuted: true } : {}), ...metadataOf(event) });
-        out.push({ type: 'message-metadata', messageMetadata: metadata() });
+        pieces(out);
         return;
       }
       case 'approval-requested':
@@ -184,7 +183,7 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
         if (event.isError && denied.has(event.toolCallId)) out.push({ type: 'tool-output-denied', toolCallId: event.toolCallId });
         else if (event.isError) out.push({ type: 'tool-output-error', toolCallId: event.toolCallId, errorText: errorText(event.output), ...extra });
         else out.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: event.output, ...extra });
-        out.push({ type: 'message-metadata', messageMetadata: metadata() });
+        pieces(out);
         return;
       }
       case 'source':
@@ -197,7 +196,7 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
       }
       case 'run-paused':
       case 'message-metadata':
-        out.push({ type: 'message-metadata', messageMetadata: metadata() });
+        pieces(out);
         return;
       case 'error':
         sawError = true;
@@ -210,10 +209,11 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
         if (event.error && !sawError) out.push({ type: 'error', errorText: event.error.message });
         if (event.haltReason === 'cancelled') out.push({ type: 'abort', reason: 'cancelled' });
         const finishReason = FINISH[event.haltReason];
+        const messages = delta.next(fold.messages, closed) ?? {};
         out.push({
           type: 'finish',
           ...(finishReason ? { finishReason } : {}),
-          messageMetadata: metadata({ haltReason: event.haltReason, usage: event.usage }),
+          messageMetadata: { parlance: { threadId: options.threadId, messages, haltReason: event.haltReason, usage: event.usage } },
         });
         return;
       }
@@ -235,6 +235,13 @@ export function createUiChunkMapper(options: UiChunkMapperOptions): UiChunkMappe
       fold = reduceEvents(fold, event);
       map(event, out);
       return out;
+    },
+    nextRun(more = []) {
+      for (const id of more) denied.add(id);
+      fold = createFoldState(runMessages(fold.messages));
+      stepOpen = false;
+      sawError = false;
+      open.clear();
     },
   };
 }

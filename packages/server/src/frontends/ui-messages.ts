@@ -1,14 +1,15 @@
 /**
  * The AI SDK's UI messages (what `useChat` posts) -> a protocol thread, and the answers to a
  * paused run (`ResumeInput`). Pure. An assistant UI message that carries Parlance metadata
- * (`metadata.parlance.messages`, written by the UI message stream) stands for exactly those
- * protocol messages, signatures included; the server verifies them as it verifies any thread.
+ * (`metadata.parlance.messages`, written by the UI message stream, see ui-metadata.ts) stands for
+ * exactly those protocol messages, signatures included; the server verifies them as it verifies
+ * any thread.
  * An assistant message without it (from another backend, or hand-made) keeps its text, reasoning
  * and files; its tool parts are dropped, since nothing unsigned may run or pass as a result.
  */
 import { type FilePart, type Message, type Part, pendingInputs, type ResumeInput } from '@parlance/protocol';
 import type { UIMessage } from 'ai';
-import type { ParlanceUiMetadata } from './ui-message-chunks.ts';
+import { metadataMessages, type ParlanceUiMetadata } from './ui-metadata.ts';
 
 /**
  * What `uiMessagesToThread` found: the thread's messages, and the answers when the last UI message continues a pause.
@@ -33,8 +34,8 @@ function isToolPart(part: AnyPart): boolean {
 
 function parlanceOf(message: UIMessage, threadId: string): Message[] | undefined {
   const meta = (message.metadata as Partial<ParlanceUiMetadata> | undefined)?.parlance;
-  if (!meta || meta.threadId !== threadId || !Array.isArray(meta.messages) || meta.messages.length === 0) return undefined;
-  return meta.messages;
+  if (!meta || meta.threadId !== threadId) return undefined;
+  return metadataMessages(message, meta.messages);
 }
 
 function providerState(part: AnyPart): Record<string, unknown> {
