@@ -85,3 +85,37 @@ test('resumes a reply after a reload', async ({ page }) => {
   await expect(page.locator('li[data-role="user"]')).toHaveCount(1);
   await expect(page.locator('li[data-role="assistant"]')).toHaveCount(1);
 });
+
+// A turn that paused and went on is one UI message over several runs: a reload while the
+// continuation streams resumes with every run of it, so useChat (which resets the message on a
+// resumed stream's start) gets the whole message back, not a continuation without its tool call.
+for (const flow of [
+  { name: 'an approval', say: 'weather in Paris', tool: 'get_weather', answer: (page: Page) => assistant(page).getByRole('button', { name: 'Approve' }).click(), done: 'in Paris right now' },
+  { name: 'a client tool (addToolOutput)', say: 'where am I', tool: 'get_location', answer: async () => {}, done: 'You are in **Lisbon**, says your browser.' },
+]) {
+  test(`resumes the whole message after a reload mid-continuation, after ${flow.name}`, async ({ page }) => {
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    // The continuation is the second POST of the turn: reload as soon as its stream starts.
+    let posts = 0;
+    const continuation = page.waitForResponse((r) => r.url().endsWith('/api/chat') && r.request().method() === 'POST' && ++posts === 2);
+    await say(page, flow.say);
+    const tool = assistant(page).locator(`[data-part="tool"][data-tool="${flow.tool}"]`);
+    await expect(tool).toBeVisible();
+    await flow.answer(page);
+    await continuation;
+    const resumed = page.waitForResponse((r) => /\/api\/chat\/[^/]+\/stream$/.test(r.url()) && r.status() === 200);
+    await page.reload();
+    await resumed;
+    await expect(page.locator('main')).toHaveAttribute('data-status', 'ready');
+    await expect(page.getByRole('alert')).toHaveCount(0);
+    await expect(page.locator('li[data-role="assistant"]')).toHaveCount(1);
+    await expect(tool).toHaveAttribute('data-state', 'output-available');
+    await expect(assistant(page).locator('[data-part="text"]').last()).toContainText(flow.done);
+    expect(errors).toEqual([]);
+    // The thread it holds verifies: the conversation goes on.
+    await say(page, 'thanks');
+    await expect(page.locator('li[data-role="assistant"]')).toHaveCount(2);
+    await expect(assistant(page).locator('[data-part="text"]')).toContainText('You said: **thanks**');
+  });
+}

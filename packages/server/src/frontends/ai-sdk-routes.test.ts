@@ -4,7 +4,7 @@
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { cutFetch, frontendServer } from '../../test/frontends-fixture.ts';
-import type { ParlanceUiMetadata } from './ui-message-chunks.ts';
+import type { ParlanceUiMetadata } from './ui-metadata.ts';
 
 type App = ReturnType<typeof frontendServer>['app'];
 type Ui = UIMessage<ParlanceUiMetadata>;

@@ -65,8 +65,12 @@ interface ActiveRun {
 }
 
 /**
- * How many chats' current UI messages a route keeps (the oldest are forgotten first; each is also
- * forgotten once the store no longer retains its runs, `limits.retainMs`).
+ * How many chats' latest UI messages a route keeps for resuming (the oldest are forgotten first;
+ * each is also forgotten once the store no longer retains its runs, `limits.retainMs`).
+ *
+ * @example
+ * // A chat beyond this many answers its resume with 204, as one that never ran.
+ * console.log(AI_SDK_MAX_TRACKED_CHATS); // 10000
  */
 export const AI_SDK_MAX_TRACKED_CHATS = 10_000;
 

@@ -14,8 +14,6 @@ import { createFoldState, type Event, type FoldState, type HaltReason, type Mess
 import type { FinishReason, UIMessageChunk } from 'ai';
 import { createMetadataDelta, type ParlanceUiMetadata } from './ui-metadata.ts';
 
-export type { ParlanceUiMetadata } from './ui-metadata.ts';
-
 /**
  * The chunk type this module writes, with Parlance's message metadata.
  *
