@@ -18,7 +18,7 @@ export function refusal(error: ParlanceError, issues?: unknown[]): Response {
   return errorResponse(error.status ?? 400, error.code, error.message, issues);
 }
 
-/** A body `parseRequestJson` refused: its typed 400, with the path of the bad value when there is one. */
+/** A typed refusal (e.g. a body `parseRequestJson` refused), with the path of the bad value as an issue when there is one. */
 export function jsonRefusal(error: unknown): Response {
   const e = ParlanceError.from(error, 'invalid_request');
   return refusal(e, e.path?.length ? [{ path: e.path, message: e.message }] : undefined);

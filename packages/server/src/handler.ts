@@ -15,7 +15,7 @@ import { errorHandler, notFoundResponse } from './error-response.ts';
 import { chatRoutes } from './routes/chat.ts';
 import { modelsRoutes } from './routes/models.ts';
 import { runsRoutes } from './routes/runs.ts';
-import { createServerContext } from './server-context.ts';
+import { createServerContext, type ServerContext } from './server-context.ts';
 import type { ParlanceServerOptions } from './server-options.ts';
 
 export type { AuthorizeResult, ChatRunInput, ChatRunner, Env, ErrorContext, FinishedRun, ParlanceServerOptions, Principal } from './server-options.ts';
@@ -31,7 +31,12 @@ export type { AuthorizeResult, ChatRunInput, ChatRunner, Env, ErrorContext, Fini
  * export default app; // Node (@hono/node-server), Bun, Deno, Workers
  */
 export function createParlanceApp(options: ParlanceServerOptions): Hono<any, any, any> {
-  const ctx = createServerContext(options);
+  return assembleParlanceApp(createServerContext(options));
+}
+
+/** The app of a server context (the frontend adapters build their private one from theirs). */
+export function assembleParlanceApp(ctx: ServerContext): Hono<any, any, any> {
+  const { options } = ctx;
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
   app.route('/', chatRoutes(ctx));
   app.route('/', runsRoutes(ctx));

@@ -1,6 +1,6 @@
 export { createParlanceApp, createParlanceHandler } from './handler.ts';
 export type { AuthorizeResult, ChatRunInput, ChatRunner, Env, ErrorContext, FinishedRun, ParlanceServerOptions, Principal } from './server-options.ts';
-export type { AllowedOrigins } from './request-guard.ts';
+export type { AllowedOrigins } from './edge/origin.ts';
 export type { RunnerProfile } from './server-trust.ts';
 export { createMemoryRunStore, type MemoryRunStoreOptions } from './memory-run-store.ts';
 export {

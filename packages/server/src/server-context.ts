@@ -3,10 +3,11 @@
  * limits, the trust resolver, the error reporter, the offered models and `authorize`.
  */
 import { type ModelEntry, ParlanceError } from '@parlance/protocol';
-import type { Context } from 'hono';
-import { errorResponse } from './error-response.ts';
+import type { Context, MiddlewareHandler } from 'hono';
+import { createEdge } from './edge/edge.ts';
+import type { AllowedOrigins } from './edge/origin.ts';
+import { errorResponse, jsonRefusal } from './error-response.ts';
 import { createMemoryRunStore } from './memory-run-store.ts';
-import type { AllowedOrigins } from './request-guard.ts';
 import type { RunStore } from './run-store.ts';
 import { type Env, runtimeEnv, startEnv } from './runtime-env.ts';
 import type { ErrorContext, ParlanceServerOptions, Principal } from './server-options.ts';
@@ -33,6 +34,11 @@ export interface ServerContext {
   offered(env: Env): Promise<ModelEntry[]>;
   /** The caller as `authorize` says: its principal, or a Response that refuses it. */
   authorize(request: Request): Promise<{ principal: Principal | undefined } | Response>;
+  /**
+   * The guards every route passes first (`edge/edge.ts`): Origin, `authorize`, `rateLimit`,
+   * content type, body size, JSON depth and parse. Routes read `principalOf(c)` and `jsonOf(c)`.
+   */
+  edge: MiddlewareHandler;
 }
 
 function randomId(prefix: string): string {
@@ -55,13 +61,17 @@ export function createServerContext(options: ParlanceServerOptions): ServerConte
   if (known && !signingSecrets(options, known) && !isDevelopment(options, known) && (profile(known)?.tools ?? 0) > 0) {
     throw missingSecretError();
   }
-  return {
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const maxJsonDepth = options.maxJsonDepth ?? 64;
+  const allowedOrigins: AllowedOrigins = options.allowedOrigins ?? (options.authorize ? [] : '*');
+  const rateLimit = options.rateLimit;
+  const ctx: ServerContext = {
     options,
     store: options.store ?? createMemoryRunStore(),
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
-    maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
-    maxJsonDepth: options.maxJsonDepth ?? 64,
-    allowedOrigins: options.allowedOrigins ?? (options.authorize ? [] : '*'),
+    maxBodyBytes,
+    maxJsonDepth,
+    allowedOrigins,
     generateId: options.generateId ?? randomId,
     reportError(error, context) {
       try {
@@ -88,5 +98,20 @@ export function createServerContext(options: ParlanceServerOptions): ServerConte
       }
       return { principal: result as Principal };
     },
+    edge: createEdge<Principal | undefined>({
+      allowedOrigins,
+      maxBodyBytes,
+      maxJsonDepth,
+      authorize: (c) => ctx.authorize(c.req.raw),
+      rateLimit: rateLimit
+        ? async (principal, c) => {
+            const refused = await rateLimit(principal, c.req.raw);
+            return refused instanceof Response ? refused : undefined;
+          }
+        : undefined,
+      // A refusal with the path of the bad value (a strict JSON read names it) carries it as an issue.
+      refuse: (_c, error) => jsonRefusal(error),
+    }),
   };
+  return ctx;
 }

@@ -4,7 +4,7 @@
  */
 import type { Event, HaltReason, ModelEntry, ResumeInput, Thread, ToolDefinition, Usage } from '@parlance/protocol';
 import type { ZodType } from 'zod';
-import type { AllowedOrigins } from './request-guard.ts';
+import type { AllowedOrigins } from './edge/origin.ts';
 import type { RunStore } from './run-store.ts';
 import type { Env } from './runtime-env.ts';
 import type { RunnerProfile } from './server-trust.ts';

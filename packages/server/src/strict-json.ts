@@ -15,7 +15,26 @@
  * over text JSON.parse accepted; strings are decoded only when they hold an escape.
  */
 import { ParlanceError } from '@parlance/protocol';
-import { jsonDepthExceeds } from './request-guard.ts';
+
+/**
+ * Whether JSON text nests deeper than `max` arrays and objects, read in one pass without
+ * parsing (a body nested 5,000 deep parses fine, then overflows the stack of whatever walks it).
+ */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return false;
+}
 
 type Path = (string | number)[];
 

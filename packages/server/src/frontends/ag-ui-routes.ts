@@ -10,6 +10,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import { type ChatRequestBody, createThread, type ParlanceError } from '@parlance/protocol';
 import { Hono } from 'hono';
+import { jsonOf } from '../edge/json-body.ts';
 import { errorResponse } from '../error-response.ts';
 import { DEFAULT_HEARTBEAT_MS, SSE_HEADERS } from '../sse.ts';
 import { createAgUiEventMapper } from './ag-ui-events.ts';
@@ -44,10 +45,9 @@ export function createAgUiRoutes(options: AgUiRoutesOptions): Hono<any, any, any
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
 
-  app.post('/', async (c) => {
-    const admitted = await runs.admitJson(c);
-    if (admitted instanceof Response) return admitted;
-    const { caller, json } = admitted;
+  app.post('/', runs.edge, async (c) => {
+    const caller = runs.callerOf(c);
+    const json = jsonOf(c);
     const parsed = RunAgentInputSchema.safeParse(json);
     if (!parsed.success) return errorResponse(400, 'invalid_request', 'The body is not a RunAgentInput', parsed.error.issues);
     const input = parsed.data;

@@ -14,6 +14,7 @@ import { type ChatRequestBody, createThread, type Message } from '@parlance/prot
 import { type Context, Hono } from 'hono';
 import type { UIMessage } from 'ai';
 import * as z from 'zod/mini';
+import { jsonOf } from '../edge/json-body.ts';
 import { errorResponse } from '../error-response.ts';
 import type { StoredEvent } from '../run-store.ts';
 import { DEFAULT_HEARTBEAT_MS, SSE_HEADERS } from '../sse.ts';
@@ -157,10 +158,9 @@ export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, a
     });
   }
 
-  app.post('/', async (c) => {
-    const admitted = await runs.admitJson(c);
-    if (admitted instanceof Response) return admitted;
-    const { caller, json } = admitted;
+  app.post('/', runs.edge, async (c) => {
+    const caller = runs.callerOf(c);
+    const json = jsonOf(c);
     const parsed = bodySchema.safeParse(json);
     if (!parsed.success) return errorResponse(400, 'invalid_request', 'The request body is invalid', parsed.error.issues);
     const body = parsed.data;
@@ -190,9 +190,8 @@ export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, a
     return stream(c, caller, [opened], mapper);
   });
 
-  app.get('/:chatId/stream', async (c) => {
-    const caller = await runs.admit(c, 'GET');
-    if (caller instanceof Response) return caller;
+  app.get('/:chatId/stream', runs.edge, async (c) => {
+    const caller = runs.callerOf(c);
     prune(Date.now());
     const chatId = c.req.param('chatId');
     const key = keyOf(caller, chatId);

@@ -7,17 +7,16 @@
  * run's stored protocol events into their own stream.
  */
 import { type ChatRequestBody, ParlanceError, type ToolDefinition } from '@parlance/protocol';
-import type { Context, Hono } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { ZodType } from 'zod';
-import { errorResponse, jsonRefusal } from '../error-response.ts';
-import { createParlanceApp } from '../handler.ts';
-import { readBody } from '../read-body.ts';
-import type { AuthorizeResult, ChatRunner, ParlanceServerOptions, Principal } from '../server-options.ts';
+import { principalOf } from '../edge/caller.ts';
+import { errorResponse } from '../error-response.ts';
+import { assembleParlanceApp } from '../handler.ts';
 import { createMemoryRunStore } from '../memory-run-store.ts';
-import { type AllowedOrigins, checkJsonContentType, checkOrigin } from '../request-guard.ts';
-import { parseRequestJson } from '../strict-json.ts';
 import type { RunStore, StoredEvent } from '../run-store.ts';
 import { clientOptionsSchema } from '../schema.ts';
+import { createServerContext } from '../server-context.ts';
+import type { ChatRunner, ParlanceServerOptions, Principal } from '../server-options.ts';
 
 /**
  * How the adapters hand the browser's declared tools to the runner: the body's `options` names a
@@ -28,10 +27,9 @@ import { clientOptionsSchema } from '../schema.ts';
 const TOOLS_NONCE = '__parlanceClientTools';
 const CLIENT_TOOLS = Symbol('clientTools');
 
-/** A caller the adapter let in: its principal, and the raw `authorize` result the private app is given back. */
+/** A caller the edge let in: its principal (given back to the private app, so `authorize` runs once per request). */
 export interface Caller {
   principal: Principal | undefined;
-  result: AuthorizeResult;
 }
 
 /** A started (or joined) run: its id and a live reader of its events from the store. */
@@ -42,10 +40,13 @@ export interface OpenedRun {
 
 export interface FrontendRuns {
   readonly store: RunStore;
-  /** The checks before a body is read: Origin (POST), content type (POST), `authorize`. A Response refuses. */
-  admit(c: Context, method: 'POST' | 'GET'): Promise<Caller | Response>;
-  /** `admit` for a POST, then the JSON body read and parsed with the server's size and depth limits. */
-  admitJson(c: Context): Promise<{ caller: Caller; json: unknown } | Response>;
+  /**
+   * The server's edge, with the same options: Origin, `authorize`, `rateLimit`, content type, body
+   * size, JSON depth and parse. Every adapter route passes it first; then `callerOf(c)` and `jsonOf(c)`.
+   */
+  readonly edge: MiddlewareHandler;
+  /** The caller the edge let in. */
+  callerOf(c: Context): Caller;
   /** Starts the run through `POST /chat` of the private app; a Response (4xx/5xx) refuses. */
   start(c: Context, caller: Caller, body: ChatRequestBody, clientTools?: ToolDefinition[]): Promise<OpenedRun | Response>;
   /** Opens a run the caller owns (`GET /runs/:id/events` of the private app), from its first event. */
@@ -73,11 +74,8 @@ export type FrontendRouteOptions = ParlanceServerOptions;
 
 export function createFrontendRuns(options: ParlanceServerOptions): FrontendRuns {
   const store = options.store ?? createMemoryRunStore();
-  const allowedOrigins: AllowedOrigins = options.allowedOrigins ?? (options.authorize ? [] : '*');
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const maxJsonDepth = options.maxJsonDepth ?? 64;
-  // The private app gets the caller `admit` already authorized (authorize runs once per request).
-  const admitted = new WeakMap<Request, AuthorizeResult>();
+  // The private app gets the caller the edge already let in: `authorize` and the rate limit run once per request.
+  const admitted = new WeakMap<Request, Principal | undefined>();
   const issued = new Map<string, ToolDefinition[]>();
   const baseOptions = options.clientOptions ?? clientOptionsSchema;
   const clientOptions = {
@@ -102,21 +100,24 @@ export function createFrontendRuns(options: ParlanceServerOptions): FrontendRuns
     },
     options.run.profile ? { profile: options.run.profile } : {},
   );
-  const { basePath: _basePath, ...rest } = options;
-  const app: Hono<any, any, any> = createParlanceApp({
+  const { basePath: _basePath, authorize, rateLimit, ...rest } = options;
+  // One context for the adapter's edge and its private app: the edge's requests are never in `admitted`.
+  const ctx = createServerContext({
     ...rest,
     store,
     run,
     clientOptions,
-    ...(options.authorize ? { authorize: (request: Request) => (admitted.has(request) ? admitted.get(request) : options.authorize!(request)) } : {}),
+    ...(authorize ? { authorize: (request: Request) => (admitted.has(request) ? admitted.get(request) : authorize(request)) } : {}),
+    ...(rateLimit ? { rateLimit: (principal: Principal | undefined, request: Request) => (admitted.has(request) ? undefined : rateLimit(principal, request)) } : {}),
   });
+  const app: Hono<any, any, any> = assembleParlanceApp(ctx);
 
   function forward(c: Context, caller: Caller, path: string, init: RequestInit): Promise<Response> {
     const headers = new Headers(c.req.raw.headers);
     headers.delete('content-length');
     headers.delete('last-event-id');
     const request = new Request(new URL(path, c.req.url), { ...init, headers: { ...Object.fromEntries(headers), ...(init.headers as Record<string, string>) } });
-    admitted.set(request, caller.result);
+    admitted.set(request, caller.principal);
     return Promise.resolve(app.fetch(request, c.env, executionContext(c) as never));
   }
 
@@ -130,28 +131,8 @@ export function createFrontendRuns(options: ParlanceServerOptions): FrontendRuns
 
   return {
     store,
-    async admit(c, method) {
-      if (method === 'POST') {
-        const refused = checkOrigin(c.req.raw, allowedOrigins) ?? checkJsonContentType(c.req.raw);
-        if (refused) return errorResponse(refused.status ?? 400, refused.code, refused.message);
-      }
-      if (!options.authorize) return { principal: undefined, result: undefined };
-      const result = await options.authorize(c.req.raw);
-      if (result instanceof Response) return result;
-      if (!result) return errorResponse(401, 'authentication', 'Authentication required');
-      return { principal: result, result };
-    },
-    async admitJson(c) {
-      const caller = await this.admit(c, 'POST');
-      if (caller instanceof Response) return caller;
-      const text = await readBody(c.req.raw, maxBodyBytes);
-      if (text instanceof Response) return text;
-      try {
-        return { caller, json: parseRequestJson(text, maxJsonDepth) };
-      } catch (error) {
-        return jsonRefusal(error);
-      }
-    },
+    edge: ctx.edge,
+    callerOf: (c) => ({ principal: principalOf<Principal | undefined>(c) }),
     async start(c, caller, body, clientTools) {
       let sent = body;
       let nonce: string | undefined;

@@ -29,7 +29,10 @@ import {
   type Usage,
 } from '@parlance/protocol';
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { principalOf } from '../edge/caller.ts';
+import { createEdge } from '../edge/edge.ts';
+import { jsonOf } from '../edge/json-body.ts';
+import type { AllowedOrigins } from '../edge/origin.ts';
 import { createSealer, openEnvelopes } from './envelope.ts';
 import { createWindowLimiter, gatewayKeyOf, type GatewayPrincipal } from './keys.ts';
 import { createRouter, dialectsOf, type GatewayRoute } from './routing.ts';
@@ -94,11 +97,33 @@ export interface GatewayOptions {
   onFinish?: (finish: GatewayFinish) => void | Promise<void>;
   /** Request bodies larger than this are refused with 413 in the caller's format (default 4 MiB). */
   maxBodyBytes?: number;
+  /** Arrays and objects in a request body may nest this deep (default 64); deeper is a 400 in the caller's format. */
+  maxJsonDepth?: number;
+  /**
+   * Origins allowed to call from a browser, besides the gateway's own (default '*': callers are
+   * SDKs that send their key in a header). A request with no `Origin` is always let through.
+   */
+  allowedOrigins?: AllowedOrigins;
   /** A path prefix when the app is not mounted by a parent. */
   basePath?: string;
 }
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+const DEFAULT_MAX_DEPTH = 64;
+
+/**
+ * The caller's format, from the path it called (under any mount prefix) as the routes below map
+ * it; `/v1/models` answers the Anthropic SDK (it sends `anthropic-version`) in its own shape.
+ */
+function callerDialect(c: Context): DialectId {
+  const path = c.req.path;
+  if (path.endsWith('/v1/chat/completions')) return 'openai_completions';
+  if (path.endsWith('/v1/responses')) return 'openai_responses';
+  if (path.endsWith('/v1/messages')) return 'anthropic_messages';
+  if (path.endsWith('/api/chat') || path.endsWith('/api/tags')) return 'ollama_chat';
+  if (path.includes('/v1beta/')) return 'google_gemini';
+  return c.req.header('anthropic-version') !== undefined ? 'anthropic_messages' : 'openai_completions';
+}
 
 /** Events that carry no answer yet: an upstream failure before any content becomes an HTTP error. */
 const PREAMBLE = new Set<Event['type']>(['message-start', 'usage']);
@@ -334,10 +359,19 @@ async function answer(call: Call, options: GatewayOptions): Promise<Response> {
 export function createGateway(options: GatewayOptions): Hono {
   const router = createRouter(options.routes, { providers: { retry: false, ...options.providers }, allowProviderModels: options.allowProviderModels === true });
   const limiter = createWindowLimiter();
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
-
-  const authorize = async (request: Request): Promise<GatewayPrincipal | undefined> => options.authorize(gatewayKeyOf(request), request);
+  // The server's edge, answering in the caller's format. The rate limit is not in it: the gateway
+  // counts calls that reach a model (after the model and the key's allow-list are checked, below).
+  const edge = createEdge<GatewayPrincipal>({
+    allowedOrigins: options.allowedOrigins ?? '*',
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_DEPTH,
+    authorize: async (c) => {
+      const principal = await options.authorize(gatewayKeyOf(c.req.raw), c.req.raw);
+      return principal ? { principal } : errorResponse(getDialect(callerDialect(c)), 'authentication', 'Invalid or missing gateway key', 401);
+    },
+    refuse: (c, error) => errorResponse(getDialect(callerDialect(c)), error.code, error.message, error.status),
+  });
 
   const allowed = async (principal: GatewayPrincipal, name: string): Promise<boolean> => {
     if (principal.models && !principal.models.includes(name)) return false;
@@ -346,14 +380,9 @@ export function createGateway(options: GatewayOptions): Hono {
 
   async function handle(c: Context, dialect: Dialect, urlModel?: { model: string; stream: boolean }): Promise<Response> {
     const started = Date.now();
-    const principal = await authorize(c.req.raw);
-    if (!principal) return errorResponse(dialect, 'authentication', 'Invalid or missing gateway key', 401);
-    let json: unknown;
-    try {
-      json = JSON.parse(await c.req.text());
-    } catch {
-      return errorResponse(dialect, 'invalid_request', 'The request body is not valid JSON', 400);
-    }
+    const principal = principalOf<GatewayPrincipal>(c);
+    const json = jsonOf(c);
+    if (json === undefined) return errorResponse(dialect, 'invalid_request', 'The request body is not valid JSON', 400);
     let decoded: DecodedRequest;
     try {
       decoded = dialect.decodeRequest(json, urlModel ?? {});
@@ -384,17 +413,14 @@ export function createGateway(options: GatewayOptions): Hono {
     return answer({ dialect, principal, name, model, request, stream: decoded.stream, includeUsage, signal: c.req.raw.signal, started }, options);
   }
 
-  const limit = (id: DialectId) =>
-    bodyLimit({ maxSize: maxBody, onError: () => errorResponse(getDialect(id), 'invalid_request', `The request body is larger than ${maxBody} bytes`, 413) });
-
-  const route = (path: string, id: DialectId) => app.post(path, limit(id), (c) => handle(c, getDialect(id)));
+  const route = (path: string, id: DialectId) => app.post(path, edge, (c) => handle(c, getDialect(id)));
   route('/v1/chat/completions', 'openai_completions');
   route('/v1/responses', 'openai_responses');
   route('/v1/messages', 'anthropic_messages');
   route('/api/chat', 'ollama_chat');
 
   // Gemini names the model and the method in the path: models/{model}:generateContent.
-  app.post('/v1beta/models/*', limit('google_gemini'), (c) => {
+  app.post('/v1beta/models/*', edge, (c) => {
     const gemini = getDialect('google_gemini');
     const raw = c.req.path.slice(c.req.path.indexOf('/v1beta/models/') + '/v1beta/models/'.length);
     let tail: string;
@@ -414,31 +440,26 @@ export function createGateway(options: GatewayOptions): Hono {
     for (const id of router.names()) if (await allowed(principal, id)) out.push({ id, provider: router.resolve(id)?.provider ?? 'parlance' });
     return out;
   };
-  const listing = (id: DialectId, shape: (models: { id: string; provider: string }[]) => unknown) => async (c: Context) => {
-    const principal = await authorize(c.req.raw);
-    if (!principal) return errorResponse(getDialect(id), 'authentication', 'Invalid or missing gateway key', 401);
-    return c.json(shape(await visible(principal)));
-  };
+  const listing = (shape: (models: { id: string; provider: string }[]) => unknown) => async (c: Context) => c.json(shape(await visible(principalOf<GatewayPrincipal>(c))));
   const EPOCH = '1970-01-01T00:00:00Z';
 
   // OpenAI https://platform.openai.com/docs/api-reference/models/list, or Anthropic's list when
   // the caller is the Anthropic SDK (it sends `anthropic-version`): https://docs.anthropic.com/en/api/models-list
-  app.get('/v1/models', (c) =>
+  app.get('/v1/models', edge, (c) =>
     c.req.header('anthropic-version') !== undefined
-      ? listing('anthropic_messages', (models) => ({
+      ? listing((models) => ({
           data: models.map((m) => ({ type: 'model', id: m.id, display_name: m.id, created_at: EPOCH })),
           has_more: false,
           first_id: models[0]?.id ?? null,
           last_id: models.at(-1)?.id ?? null,
         }))(c)
-      : listing('openai_completions', (models) => ({ object: 'list', data: models.map((m) => ({ id: m.id, object: 'model', created: 0, owned_by: m.provider })) }))(c),
+      : listing((models) => ({ object: 'list', data: models.map((m) => ({ id: m.id, object: 'model', created: 0, owned_by: m.provider })) }))(c),
   );
   // One model: https://platform.openai.com/docs/api-reference/models/retrieve, https://docs.anthropic.com/en/api/models,
   // https://ai.google.dev/api/models#method:-models.get
   const one = (id: DialectId, name: (c: Context) => string, shape: (model: { id: string; provider: string }) => unknown) => async (c: Context) => {
     const dialect = getDialect(id);
-    const principal = await authorize(c.req.raw);
-    if (!principal) return errorResponse(dialect, 'authentication', 'Invalid or missing gateway key', 401);
+    const principal = principalOf<GatewayPrincipal>(c);
     let wanted: string;
     try {
       wanted = decodeURIComponent(name(c));
@@ -448,13 +469,14 @@ export function createGateway(options: GatewayOptions): Hono {
     const found = (await visible(principal)).find((model) => model.id === wanted);
     return found ? c.json(shape(found)) : errorResponse(dialect, 'not_found', `The model "${shown(wanted)}" does not exist or you do not have access to it`, 404);
   };
-  app.get('/v1/models/:id{.+}', (c) =>
+  app.get('/v1/models/:id{.+}', edge, (c) =>
     c.req.header('anthropic-version') !== undefined
       ? one('anthropic_messages', (c) => c.req.param('id') ?? '', (m) => ({ type: 'model', id: m.id, display_name: m.id, created_at: EPOCH }))(c)
       : one('openai_completions', (c) => c.req.param('id') ?? '', (m) => ({ id: m.id, object: 'model', created: 0, owned_by: m.provider }))(c),
   );
   app.get(
     '/v1beta/models/:name{.+}',
+    edge,
     one(
       'google_gemini',
       (c) => c.req.param('name') ?? '',
@@ -465,14 +487,16 @@ export function createGateway(options: GatewayOptions): Hono {
   // https://ai.google.dev/api/models#method:-models.list
   app.get(
     '/v1beta/models',
-    listing('google_gemini', (models) => ({
+    edge,
+    listing((models) => ({
       models: models.map((m) => ({ name: `models/${m.id}`, displayName: m.id, supportedGenerationMethods: ['generateContent', 'streamGenerateContent'] })),
     })),
   );
   // https://github.com/ollama/ollama/blob/main/docs/api.md#list-local-models
   app.get(
     '/api/tags',
-    listing('ollama_chat', (models) => ({
+    edge,
+    listing((models) => ({
       models: models.map((m) => ({ name: m.id, model: m.id, modified_at: EPOCH, size: 0, digest: '', details: { format: '', family: m.provider, parameter_size: '', quantization_level: '' } })),
     })),
   );

@@ -1,45 +1,28 @@
 /**
- * `POST /chat`: start or continue a run, answered with the run's events as SSE. The request is
- * read and checked in order: body, client options, thread, the trust boundary (signatures, no
+ * `POST /chat`: start or continue a run, answered with the run's events as SSE. Past the edge, the
+ * request is checked in order: body, client options, thread, the trust boundary (signatures, no
  * client system messages), the model and its allow-list; then the run starts (`chat-run.ts`).
  */
 import { createThread, type Message, ParlanceError, parseThread, type Thread } from '@parlance/protocol';
 import { Hono } from 'hono';
 import { startChatRun } from '../chat-run.ts';
-import { errorResponse, jsonRefusal, refusal } from '../error-response.ts';
-import { readBody } from '../read-body.ts';
-import { checkJsonContentType, checkOrigin } from '../request-guard.ts';
+import { errorResponse, refusal } from '../error-response.ts';
+import { principalOf } from '../edge/caller.ts';
+import { jsonOf } from '../edge/json-body.ts';
 import { chatBodySchema, clientOptionsSchema } from '../schema.ts';
 import type { ServerContext } from '../server-context.ts';
+import type { Principal } from '../server-options.ts';
 import { sseResponse } from '../sse.ts';
-import { parseRequestJson } from '../strict-json.ts';
 
 /** The `POST /chat` route of one app. */
 export function chatRoutes(ctx: ServerContext): Hono<any, any, any> {
-  const { options, store, heartbeatMs, maxBodyBytes, maxJsonDepth, allowedOrigins } = ctx;
+  const { options, store, heartbeatMs } = ctx;
   const app = new Hono();
 
-  app.post('/chat', async (c) => {
-    const badOrigin = checkOrigin(c.req.raw, allowedOrigins);
-    if (badOrigin) return refusal(badOrigin);
-    const notJson = checkJsonContentType(c.req.raw);
-    if (notJson) return refusal(notJson);
-    const auth = await ctx.authorize(c.req.raw);
-    if (auth instanceof Response) return auth;
-    const { principal } = auth;
-    if (options.rateLimit) {
-      const refused = await options.rateLimit(principal, c.req.raw);
-      if (refused instanceof Response) return refused;
-    }
-    const text = await readBody(c.req.raw, maxBodyBytes);
-    if (text instanceof Response) return text;
-    let json: unknown;
-    try {
-      json = parseRequestJson(text, maxJsonDepth);
-    } catch (error) {
-      return jsonRefusal(error);
-    }
-    const parsed = chatBodySchema.safeParse(json);
+  // The edge has checked Origin, authorize, the rate limit, content type, size and depth, and parsed the JSON.
+  app.post('/chat', ctx.edge, async (c) => {
+    const principal = principalOf<Principal | undefined>(c);
+    const parsed = chatBodySchema.safeParse(jsonOf(c));
     if (!parsed.success) {
       return errorResponse(400, 'invalid_request', 'The request body is invalid', parsed.error.issues);
     }

@@ -5,27 +5,26 @@
  */
 import { type CancelResponseBody, parseEventId } from '@parlance/protocol';
 import { type Context, Hono } from 'hono';
-import { errorResponse, refusal } from '../error-response.ts';
-import { checkOrigin } from '../request-guard.ts';
+import { principalOf } from '../edge/caller.ts';
+import { errorResponse } from '../error-response.ts';
 import { ownedBy } from '../run-keys.ts';
 import { type RunRecord, runExpiredError, storeUnavailable } from '../run-store.ts';
 import type { ServerContext } from '../server-context.ts';
+import type { Principal } from '../server-options.ts';
 import { sseResponse } from '../sse.ts';
 
 /** The `/runs/:runId/...` routes of one app. */
 export function runsRoutes(ctx: ServerContext): Hono<any, any, any> {
-  const { store, heartbeatMs, allowedOrigins } = ctx;
+  const { store, heartbeatMs, edge } = ctx;
   const app = new Hono();
 
   /** The run named in the path, if it exists and belongs to the caller (another's run is a 404 too). */
   async function ownRun(c: Context): Promise<{ runId: string; run: RunRecord } | Response> {
-    const auth = await ctx.authorize(c.req.raw);
-    if (auth instanceof Response) return auth;
     const runId = c.req.param('runId') ?? '';
     const run = await store.get(runId).catch((error: unknown) => {
       throw storeUnavailable(error);
     });
-    if (!run || !ownedBy(run.requestKey, auth.principal)) {
+    if (!run || !ownedBy(run.requestKey, principalOf<Principal | undefined>(c))) {
       return errorResponse(404, 'not_found', `No run "${runId}"`);
     }
     return { runId, run };
@@ -42,7 +41,7 @@ export function runsRoutes(ctx: ServerContext): Hono<any, any, any> {
     }
   }
 
-  app.get('/runs/:runId/events', async (c) => {
+  app.get('/runs/:runId/events', edge, async (c) => {
     const found = await ownRun(c);
     if (found instanceof Response) return found;
     const { runId, run } = found;
@@ -61,9 +60,7 @@ export function runsRoutes(ctx: ServerContext): Hono<any, any, any> {
     return sseResponse((signal) => store.follow(runId, after, signal), { runId, heartbeatMs, onError: (error) => ctx.reportError(error, { runId }) });
   });
 
-  app.post('/runs/:runId/cancel', async (c) => {
-    const badOrigin = checkOrigin(c.req.raw, allowedOrigins);
-    if (badOrigin) return refusal(badOrigin);
+  app.post('/runs/:runId/cancel', edge, async (c) => {
     const found = await ownRun(c);
     if (found instanceof Response) return found;
     const { runId, run } = found;

@@ -1,0 +1,31 @@
+/**
+ * A request that carries a body must say it is JSON. A cross-site `<form>` or a "simple" `fetch`
+ * can only send `text/plain`, `application/x-www-form-urlencoded` or `multipart/form-data` without
+ * a CORS preflight, so requiring `application/json` keeps those out where `authorize` reads cookies.
+ */
+import { ParlanceError } from '@parlance/protocol';
+import type { MiddlewareHandler } from 'hono';
+import type { Refuse } from './origin.ts';
+
+/** Whether a request carries a body (a POST without one, like a cancel, declares `content-length: 0` or has none). */
+export function hasBody(request: Request): boolean {
+  return request.body !== null && request.headers.get('content-length') !== '0';
+}
+
+/** The 415 a body that is not `application/json` gets (undefined when it is, or when there is no body). */
+export function checkJsonContentType(request: Request): ParlanceError | undefined {
+  if (!hasBody(request)) return undefined;
+  const type = request.headers.get('content-type') ?? '';
+  const essence = type.split(';')[0]!.trim().toLowerCase();
+  if (essence === 'application/json') return undefined;
+  return new ParlanceError('invalid_request', 'The body must be sent as content-type: application/json', { status: 415, retryable: false });
+}
+
+/** Refuses (415 `invalid_request`) a body that is not sent as `application/json`. */
+export function jsonContentType(refuse: Refuse): MiddlewareHandler {
+  return async function contentType(c, next) {
+    const refused = checkJsonContentType(c.req.raw);
+    if (refused) return refuse(c, refused);
+    await next();
+  };
+}
