@@ -127,7 +127,7 @@ export interface ParlanceServerOptions {
   authorize?: (request: Request) => AuthorizeResult | Promise<AuthorizeResult>;
   /** Per-principal allow-list: may this principal use this model? */
   allowModel?: (principal: Principal | undefined, model: string) => boolean | Promise<boolean>;
-  /** Returns a Response (e.g. 429) to refuse, anything else to proceed. */
+  /** Returns a Response (e.g. 429) to refuse, anything else to proceed. Asked at the edge, after `authorize`, for every request of every route (the frontends' included, once per request). */
   rateLimit?: (principal: Principal | undefined, request: Request) => undefined | Response | Promise<undefined | Response>;
   /**
    * The key that signs every tool call, result and pause a run produces, so the thread the
@@ -142,8 +142,8 @@ export interface ParlanceServerOptions {
   /** Accept `system` messages in the posted thread (default false: the system prompt is the server's). */
   allowSystemMessages?: boolean;
   /**
-   * Origins allowed to send POSTs (`/chat`, cancel) from a browser, besides the server's own.
-   * Default: only the server's own when `authorize` is set (cookies must not work cross-site),
+   * Origins allowed to send requests from a browser, besides the server's own; checked at the
+   * edge on every route (a same-origin GET sends no `Origin`). Default: only the server's own when `authorize` is set (cookies must not work cross-site),
    * anyone ('*') otherwise. A request with no `Origin` (not a browser) is always let through.
    */
   allowedOrigins?: AllowedOrigins;
