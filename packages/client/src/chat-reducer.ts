@@ -78,8 +78,13 @@ export interface ChatState {
   queue: Message[];
   /** Stored messages that failed validation on load, set aside. */
   quarantined: QuarantinedMessage[];
-  /** Why this chat is not being saved (its stored record could not be read and was kept aside). */
+  /**
+   * Why this chat is not being saved: code `storage` while saves fail (the storage is full, a write
+   * was cut off; cleared by the next save that succeeds), or why its stored record could not be read.
+   */
   persistError?: ErrorPayload;
+  /** The thread was deleted (here or in another tab): nothing is saved, `send()` is refused (`sendBlocked`). */
+  deleted?: true;
   haltReason?: HaltReason;
   usage?: Usage;
 }
@@ -98,7 +103,12 @@ export type ChatAction =
   | { type: 'run'; runId?: string }
   | { type: 'event'; event: Event; id?: string | undefined }
   | { type: 'fail'; error: ErrorPayload }
-  | { type: 'stopped' };
+  | { type: 'stopped' }
+  /** Another tab's copy merged in (the run, if any, goes on). */
+  | { type: 'merge'; thread: Thread }
+  | { type: 'deleted' }
+  /** A save failed (`error`) or succeeded again (no `error`). */
+  | { type: 'persist'; error?: ErrorPayload };
 
 /**
  * The sequence of an event id. One remembered entry: per delta the reducer compares the new id with
@@ -130,8 +140,8 @@ export function cursorOf({ runId, lastEventId, after }: LiveRun): RunCursor {
   return cursor;
 }
 
-/** Keeps the old object of every message the server's thread did not change, so it does not re-render. */
-function share(prev: Message[], next: Message[]): Message[] {
+/** Keeps the old object of every message the server's (or another tab's) thread did not change, so it does not re-render. */
+export function share(prev: Message[], next: Message[]): Message[] {
   const old = new Map(prev.map((m) => [m.id, m]));
   return next.map((m) => {
     const o = old.get(m.id);
@@ -174,6 +184,8 @@ export function runInput(messages: Message[], after: string | undefined): Messag
   return i < 0 ? undefined : messages.slice(0, i + 1);
 }
 
+const DELETED: ErrorPayload = { code: 'not_found', message: 'This chat was deleted', retryable: false };
+
 const WAITING_FOR: Record<PendingInput['kind'], string> = { approval: 'an approval', 'ask-user': 'an answer', 'client-tool': 'a tool result' };
 
 /** Why sending is refused while the run waits (named after the first input it waits for). */
@@ -183,10 +195,10 @@ function sendBlocked([first]: PendingInput[]): ErrorPayload | undefined {
 
 /** Fills in what is derived from the thread: what a paused run waits for, and whether sending is refused. */
 function derive(prev: ChatState | undefined, next: ChatState): ChatState {
-  if (prev && prev.thread.messages === next.thread.messages && prev.status === next.status && next.pending === prev.pending) return next;
+  if (prev && prev.thread.messages === next.thread.messages && prev.status === next.status && next.pending === prev.pending && prev.deleted === next.deleted) return next;
   const inFlight = next.status === 'loading' || next.status === 'submitted' || next.status === 'streaming';
   const out: ChatState = { ...next, pending: inFlight ? [] : pendingInputs(next.thread.messages) };
-  const blocked = sendBlocked(out.pending);
+  const blocked = next.deleted ? DELETED : sendBlocked(out.pending);
   if (blocked) out.sendBlocked = blocked;
   else delete out.sendBlocked;
   return out;
@@ -257,6 +269,16 @@ function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'stopped': {
       const { run, ...rest } = state;
       return { ...rest, status: 'ready', haltReason: 'cancelled' };
+    }
+    case 'merge':
+      return { ...state, thread: { ...action.thread, messages: share(state.thread.messages, action.thread.messages) } };
+    case 'deleted': {
+      const { run, error, ...rest } = state;
+      return { ...rest, status: 'ready', queue: [], deleted: true };
+    }
+    case 'persist': {
+      const { persistError, ...rest } = state;
+      return action.error ? { ...rest, persistError: action.error } : persistError?.code === 'storage' ? rest : state;
     }
   }
 }

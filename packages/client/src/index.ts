@@ -1,11 +1,14 @@
 export { ChatStore, type ChatOptions, type ClientTool, type SendMode } from './chat-store.ts';
 export { chatReducer, type ChatAction, type ChatState, type ChatStatus, type LiveRun, type PendingInput } from './chat-reducer.ts';
+export { indexedDbAdapter } from './indexed-db-adapter.ts';
+export { localStorageAdapter, type LocalStorageAdapterOptions } from './local-storage-adapter.ts';
+export { mergeThreads, type MergedThread } from './merge.ts';
 export {
   RECORD_VERSION,
-  indexedDbAdapter,
   loadRecord,
-  localStorageAdapter,
+  revisionTag,
   toRecord,
+  tombstone,
   type AdapterOptions,
   type ChatRecord,
   type ListingAdapter,

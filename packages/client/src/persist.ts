@@ -7,6 +7,11 @@
  * migrate on load, a corrupt message is quarantined (kept aside with its reason)
  * instead of costing the whole thread, and a record that cannot be read at all is
  * kept under a quarantine key and never overwritten.
+ *
+ * Several tabs save one thread: each record carries a `revision` (and the `writer` that made it),
+ * and an adapter's `save` is a compare-and-set on it, so a tab whose copy is stale gets a typed
+ * `conflict`, re-reads, merges by message id (merge.ts) and saves again. Deleting leaves a
+ * tombstone with a higher revision, which no stale save can write over.
  */
 import { ParlanceError, createThread, parseThreadLenient, type ErrorPayload, type Message, type QuarantinedMessage, type Thread } from '@parlance/protocol';
 
@@ -48,6 +53,12 @@ export interface ChatRecord {
   queue?: Message[];
   quarantined?: QuarantinedMessage[];
   updatedAt?: string;
+  /** Counts saves of this thread (0 or absent: never saved); a save writes the one it was based on + 1. */
+  revision?: number;
+  /** Who wrote this revision (one random id per store), so two tabs that both wrote revision 5 differ. */
+  writer?: string;
+  /** A tombstone: the thread was deleted. Loading gives an empty thread; no save may write over it. */
+  deleted?: true;
 }
 
 /**
@@ -71,18 +82,44 @@ export interface ThreadSummary {
 export type ListingAdapter = PersistAdapter & { list(): Promise<ThreadSummary[]> };
 
 /**
- * Where a chat is kept between page loads: `load` and `save` by thread id (sync or async), optionally `list`.
+ * Where a chat is kept between page loads: `load` and `save` by thread id (sync or async), optionally
+ * `list`. The contract (checked by `adapterConformance` from `@parlance/client/conformance`, which
+ * any adapter can run in its own tests):
+ *
+ * - `save(id, record, expected)` is a compare-and-set: it writes only when the stored record's
+ *   `revisionTag` equals `expected` (`''` when nothing is stored), else it throws a ParlanceError
+ *   `conflict` and writes nothing. Read, compare and write are one atomic step for every tab of
+ *   the origin (one IndexedDB transaction; a Web Lock around localStorage).
+ * - A save never loses the last good copy: until the new record is completely written, `load`
+ *   still returns the previous one (IndexedDB transactions are atomic; localStorage writes the
+ *   other of two slots and checks it before dropping the old one). A failed save throws.
+ * - `remove(id)` leaves a tombstone (`deleted: true`, a higher revision): `load` returns it, `list`
+ *   skips it, and a save based on an older revision conflicts, so a stale tab cannot bring the
+ *   thread back.
+ *
+ * An adapter that ignores `expected` still works in one tab; across tabs the last writer wins.
  *
  * @example
  * const memory = new Map<string, ChatRecord>();
- * const adapter: PersistAdapter = { load: (id) => memory.get(id), save: (id, record) => void memory.set(id, record) };
+ * const adapter: PersistAdapter = {
+ *   load: (id) => memory.get(id),
+ *   save: (id, record, expected) => {
+ *     if (expected !== undefined && revisionTag(memory.get(id)) !== expected) throw new ParlanceError('conflict', 'Saved elsewhere first');
+ *     memory.set(id, record);
+ *   },
+ *   remove: (id) => void memory.set(id, tombstone(id, memory.get(id))),
+ * };
  */
 export interface PersistAdapter {
+  /** The newest complete stored value (a record, its JSON, or a bare thread), or null/undefined when there is none. */
   load(id: string): unknown;
-  save(id: string, record: ChatRecord): unknown;
+  /** Writes `record` if the stored revision is still `expected` (see `revisionTag`); throws a ParlanceError `conflict` when it is not. */
+  save(id: string, record: ChatRecord, expected?: string): unknown;
   list?(): Promise<ThreadSummary[]>;
-  /** Deletes a stored chat (a thread list's "delete"); deleting what is not there is no error. */
+  /** Deletes a stored chat (a thread list's "delete") by writing a tombstone; deleting what is not there is no error. */
   remove?(id: string): unknown;
+  /** Calls `listener` with the id of a thread another tab changed (localStorage: `storage` events); returns the unsubscribe function. Stores also hear each other through a BroadcastChannel, so this is optional. */
+  subscribe?(listener: (id: string) => void): () => void;
   /**
    * Keeps a stored value that could not be loaded (as it was, with why) where `save` never writes.
    * Without it, a chat whose record could not be loaded is never saved over.
@@ -128,6 +165,7 @@ function parseStored(stored: unknown): Record<string, unknown> {
  */
 export function loadRecord(stored: unknown): ChatRecord {
   const value = parseStored(stored);
+  if (value.deleted === true) return stamp({ version: RECORD_VERSION, thread: createThread(''), deleted: true }, value);
   // Version 0 stored the thread itself.
   const record = ('thread' in value ? value : { version: 0, thread: value }) as Partial<Omit<ChatRecord, 'version'>> & { version?: unknown };
   const version = record.version ?? 0;
@@ -149,8 +187,48 @@ export function loadRecord(stored: unknown): ChatRecord {
     out.run = cursor;
   }
   if (Array.isArray(record.queue)) out.queue = parseThreadLenient(createThread('', record.queue)).thread.messages;
-  if (typeof record.updatedAt === 'string') out.updatedAt = record.updatedAt;
+  return stamp(out, value);
+}
+
+/** Copies what identifies a stored revision (when, which, by whom). */
+function stamp(out: ChatRecord, value: Record<string, unknown>): ChatRecord {
+  if (typeof value.updatedAt === 'string') out.updatedAt = value.updatedAt;
+  if (typeof value.revision === 'number') out.revision = value.revision;
+  if (typeof value.writer === 'string') out.writer = value.writer;
   return out;
+}
+
+/**
+ * What identifies a stored value's revision, for the compare-and-set in `save`: `''` when nothing
+ * is stored, else `<revision>.<writer>` (`'0.'` for a record from before revisions). A value that is
+ * not JSON counts as nothing stored (it was set aside when it failed to load).
+ *
+ * @example
+ * if (revisionTag(await db.get(id)) !== expected) throw new ParlanceError('conflict', 'Saved elsewhere first');
+ */
+export function revisionTag(stored: unknown): string {
+  if (stored == null) return '';
+  let value: Record<string, unknown>;
+  try {
+    value = parseStored(stored);
+  } catch {
+    return '';
+  }
+  return `${typeof value.revision === 'number' ? value.revision : 0}.${typeof value.writer === 'string' ? value.writer : ''}`;
+}
+
+/**
+ * The record `remove` writes: a tombstone one revision above what is stored, so a stale save conflicts.
+ *
+ * @example
+ * await db.put(tombstone(id, await db.get(id)), id);
+ */
+export function tombstone(id: string, stored: unknown): ChatRecord {
+  let revision = 0;
+  try {
+    revision = loadRecord(stored).revision ?? 0;
+  } catch {}
+  return { version: RECORD_VERSION, thread: createThread(id), deleted: true, updatedAt: new Date().toISOString(), revision: revision + 1, writer: 'remove' };
 }
 
 /**
@@ -178,9 +256,10 @@ export function toRecord(thread: Thread, run: RunCursor | undefined, queue: Mess
   return record;
 }
 
-/** The list entry of a stored record; throws a ParlanceError when the record cannot be read. */
-export function summarize(id: string, stored: unknown): ThreadSummary {
+/** The list entry of a stored record (undefined for a tombstone); throws a ParlanceError when the record cannot be read. */
+export function summarize(id: string, stored: unknown): ThreadSummary | undefined {
   const record = loadRecord(stored);
+  if (record.deleted) return undefined;
   const first = record.thread.messages.find((m) => m.role === 'user');
   const text = first?.parts.find((p) => p.type === 'text');
   const summary: ThreadSummary = { id, title: (text && 'text' in text ? text.text : '').slice(0, 80) };
@@ -189,11 +268,12 @@ export function summarize(id: string, stored: unknown): ThreadSummary {
 }
 
 /** Lists what can be read; each record that cannot is skipped and reported. */
-function summarizeAll(entries: [string, unknown][], options: AdapterOptions): ThreadSummary[] {
+export function summarizeAll(entries: [string, unknown][], options: AdapterOptions): ThreadSummary[] {
   const out: ThreadSummary[] = [];
   for (const [id, stored] of entries) {
     try {
-      out.push(summarize(id, stored));
+      const summary = summarize(id, stored);
+      if (summary) out.push(summary);
     } catch (error) {
       options.onUnreadable?.(id, ParlanceError.from(error));
     }
@@ -215,7 +295,7 @@ export interface QuarantinedRecord {
 }
 
 /** `quarantine` over numbered keys: the first free one is written; an earlier copy is never overwritten, nor copied twice. */
-function keepAside<K>(
+export function keepAside<K>(
   key: (id: string, n: number) => K,
   get: (key: K) => unknown,
   put: (key: K, entry: QuarantinedRecord) => unknown,
@@ -229,78 +309,3 @@ function keepAside<K>(
   };
 }
 
-/**
- * Web Storage (localStorage by default), one JSON record per key `<prefix><threadId>`. A record
- * that cannot be loaded is copied to `<quarantinePrefix><threadId>` (then `...:2`, `...:3`: an
- * earlier copy is never overwritten; the same value is not copied twice).
- *
- * @example
- * useChat({ api: '/api/chat', threadId: 'main', persist: localStorageAdapter({ prefix: 'myapp:thread:' }) });
- */
-export function localStorageAdapter(options: AdapterOptions & { storage?: Storage; prefix?: string; quarantinePrefix?: string } = {}): ListingAdapter {
-  const prefix = options.prefix ?? 'parlance:thread:';
-  const quarantinePrefix = options.quarantinePrefix ?? 'parlance:quarantine:';
-  const storage = () => options.storage ?? globalThis.localStorage;
-  return {
-    load: (id) => storage().getItem(prefix + id),
-    save: (id, record) => storage().setItem(prefix + id, JSON.stringify(record)),
-    remove: (id) => storage().removeItem(prefix + id),
-    quarantine: keepAside(
-      (id, n) => quarantinePrefix + id + (n === 1 ? '' : `:${n}`),
-      (key) => JSON.parse(storage().getItem(key) ?? 'null'),
-      (key, entry) => storage().setItem(key, JSON.stringify(entry)),
-    ),
-    async list() {
-      const s = storage();
-      const entries: [string, unknown][] = [];
-      for (let i = 0; i < s.length; i++) {
-        const key = s.key(i);
-        if (key?.startsWith(prefix) && !key.startsWith(quarantinePrefix)) entries.push([key.slice(prefix.length), s.getItem(key)]);
-      }
-      return summarizeAll(entries, options);
-    },
-  };
-}
-
-/**
- * IndexedDB: one object store, keyed by thread id (records are structured-cloned, not stringified).
- * Quarantined records sit in the same store under array keys `['quarantine', threadId, n]`, which
- * no thread id can equal (so no schema upgrade, which a tab left open on the old version would block).
- *
- * @example
- * const persist = indexedDbAdapter({ name: 'my-app', onUnreadable: (id, error) => console.warn(id, error.message) });
- * const chat = new ChatStore({ api: '/api/chat', threadId, persist });
- */
-export function indexedDbAdapter(options: AdapterOptions & { name?: string; store?: string; indexedDB?: IDBFactory } = {}): ListingAdapter {
-  const name = options.store ?? 'threads';
-  let db: Promise<IDBDatabase> | undefined;
-  const done = <T>(request: IDBRequest<T>) =>
-    new Promise<T>((resolve, reject) => {
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
-    });
-  const open = () =>
-    (db ??= (() => {
-      const request = (options.indexedDB ?? globalThis.indexedDB).open(options.name ?? 'parlance', 1);
-      request.onupgradeneeded = () => request.result.createObjectStore(name);
-      return done(request);
-    })());
-  const store = async (mode: IDBTransactionMode) => (await open()).transaction(name, mode).objectStore(name);
-  return {
-    load: async (id) => done((await store('readonly')).get(id)),
-    save: async (id, record) => done((await store('readwrite')).put(record, id)),
-    remove: async (id) => done((await store('readwrite')).delete(id)),
-    quarantine: keepAside(
-      (id, n) => ['quarantine', id, n],
-      async (key) => done((await store('readonly')).get(key)),
-      async (key, entry) => done((await store('readwrite')).put(entry, key)),
-    ),
-    async list() {
-      const s = await store('readonly');
-      const [keys, values] = await Promise.all([done(s.getAllKeys()), done(s.getAll())]);
-      const entries: [string, unknown][] = [];
-      keys.forEach((key, i) => typeof key === 'string' && entries.push([key, values[i]]));
-      return summarizeAll(entries, options);
-    },
-  };
-}

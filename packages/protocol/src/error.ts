@@ -36,6 +36,10 @@ export const ERROR_CODES = [
   'busy',
   /** The run is paused for an approval, an answer or a client tool result; answer it first (see `pendingInputs`). */
   'run_paused',
+  /** The browser could not save a chat (storage full, a write cut off, a storage that kept conflicting); the chat goes on in memory and the next save tries again. */
+  'storage',
+  /** A save found a newer stored revision than the one it was based on (another tab saved first): reload, merge, save again. */
+  'conflict',
   'unknown',
 ] as const;
 

@@ -1,0 +1,115 @@
+import { createThread, forkAt, switchBranch, type Message, type Thread } from '@parlance/protocol';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { mergeThreads } from './merge.ts';
+
+const msg = (id: string, role: Message['role'] = 'user', text = id): Message => ({ id, role, parts: [{ type: 'text', text }] });
+const ids = (t: Thread) => t.messages.map((m) => m.id);
+const seed = createThread('t', [msg('seed')]);
+
+/** Two tabs and a store, as ChatStore uses them: a save merges with the stored copy when it moved on (compare-and-set on the revision). */
+function simulate(ops: { tab: 0 | 1; op: 'append' | 'save' | 'pull' }[]) {
+  let stored = { revision: 1, thread: seed };
+  const tabs = [0, 1].map(() => ({ base: seed, thread: seed, revision: 1, added: [] as string[] }));
+  const pull = (tab: (typeof tabs)[number]) => {
+    if (tab.revision === stored.revision) return;
+    tab.thread = mergeThreads(tab.base, tab.thread, stored.thread).thread;
+    tab.base = stored.thread;
+    tab.revision = stored.revision;
+  };
+  const save = (tab: (typeof tabs)[number]) => {
+    pull(tab);
+    stored = { revision: stored.revision + 1, thread: tab.thread };
+    tab.base = tab.thread;
+    tab.revision = stored.revision;
+  };
+  let n = 0;
+  for (const { tab, op } of ops) {
+    const t = tabs[tab]!;
+    if (op === 'append') {
+      // A turn: the user's message and its answer, as one tab appends them.
+      const id = `${'ab'[tab]}${n++}`;
+      t.thread = { ...t.thread, messages: [...t.thread.messages, msg(id), msg(`${id}r`, 'assistant')] };
+      t.added.push(id, `${id}r`);
+    } else if (op === 'save') save(t);
+    else pull(t);
+  }
+  for (const t of tabs) save(t);
+  for (const t of tabs) pull(t);
+  return { stored, tabs };
+}
+
+describe('mergeThreads', () => {
+  it('any interleaving of two tabs’ appends, saves and reloads loses nothing, keeps each tab’s order and each turn whole, and converges', () => {
+    const op = fc.record({ tab: fc.constantFrom<0 | 1>(0, 1), op: fc.constantFrom<'append' | 'save' | 'pull'>('append', 'save', 'pull') });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        const { stored, tabs } = simulate(ops);
+        const got = ids(stored.thread);
+        expect(new Set(got).size).toBe(got.length);
+        expect(got[0]).toBe('seed');
+        for (const t of tabs) {
+          // Every message a tab wrote is stored, in the order the tab wrote them.
+          expect(got.filter((id) => t.added.includes(id))).toEqual(t.added);
+          // A turn is never split by the other tab's messages.
+          for (const id of t.added.filter((x) => !x.endsWith('r'))) expect(got[got.indexOf(id) + 1]).toBe(`${id}r`);
+          // Both tabs end up showing what is stored.
+          expect(ids(t.thread)).toEqual(got);
+        }
+        expect(got.length).toBe(1 + tabs[0]!.added.length + tabs[1]!.added.length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('puts the stored turns first and this tab’s after them', () => {
+    const theirs = { ...seed, messages: [...seed.messages, msg('a1'), msg('a1r', 'assistant')] };
+    const mine = { ...seed, messages: [...seed.messages, msg('b1'), msg('b1r', 'assistant')] };
+    const merged = mergeThreads(seed, mine, theirs);
+    expect(ids(merged.thread)).toEqual(['seed', 'a1', 'a1r', 'b1', 'b1r']);
+    expect(merged.local).toBe(true);
+    expect(mergeThreads(seed, seed, theirs)).toMatchObject({ thread: { ...theirs }, local: false, remote: true });
+  });
+
+  it('keeps a message this tab removed since base removed (a failed turn dropped by retry), and one the other tab removed too', () => {
+    const failed = { ...seed, messages: [...seed.messages, msg('u1'), msg('u1-failed', 'assistant')] };
+    const retried = { ...failed, messages: failed.messages.slice(0, 2) };
+    expect(ids(mergeThreads(failed, retried, failed).thread)).toEqual(['seed', 'u1']);
+    expect(ids(mergeThreads(failed, failed, retried).thread)).toEqual(['seed', 'u1']);
+  });
+
+  it('takes the changed side’s copy of a message both hold (the tab streaming it)', () => {
+    const base = { ...seed, messages: [...seed.messages, msg('a1', 'assistant', 'Hel')] };
+    const mine = { ...seed, messages: [...seed.messages, msg('a1', 'assistant', 'Hello there')] };
+    const theirs = JSON.parse(JSON.stringify(base)) as Thread;
+    expect(mergeThreads(base, mine, theirs).thread.messages[1]).toBe(mine.messages[1]);
+    expect(mergeThreads(base, base, mine).thread.messages[1]).toBe(mine.messages[1]);
+  });
+
+  it('an edit in one tab and an append in the other: the edit stays active and the append joins the old version', () => {
+    const base = { ...seed, messages: [...seed.messages, msg('u2'), msg('a2', 'assistant')] };
+    const edited = forkAt(base, 1, [msg('u2b'), msg('a2b', 'assistant')]);
+    const appended = { ...base, messages: [...base.messages, msg('u3'), msg('a3', 'assistant')] };
+    for (const [mine, theirs] of [
+      [edited, appended],
+      [appended, edited],
+    ] as const) {
+      const { thread } = mergeThreads(base, mine, theirs);
+      expect(ids(thread)).toEqual(['seed', 'u2b', 'a2b']);
+      expect(thread.branches?.seed?.others.map((v) => v.map((m) => m.id))).toEqual([['u2', 'a2', 'u3', 'a3']]);
+      // The old version, appends included, comes back with the arrows.
+      expect(ids(switchBranch(thread, 'u2b', 0))).toEqual(['seed', 'u2', 'a2', 'u3', 'a3']);
+    }
+  });
+
+  it('two tabs regenerating the same answer keep both new answers as versions', () => {
+    const base = { ...seed, messages: [...seed.messages, msg('u1'), msg('a1', 'assistant')] };
+    const regen = (id: string) => {
+      const forked = forkAt(base, 2);
+      return { ...forked, messages: [...forked.messages, msg(id, 'assistant')] };
+    };
+    const { thread } = mergeThreads(base, regen('x'), regen('y'));
+    expect(ids(thread)).toEqual(['seed', 'u1', 'y']);
+    expect(thread.branches?.u1?.others.map((v) => v.map((m) => m.id))).toEqual([['a1'], ['x']]);
+  });
+});

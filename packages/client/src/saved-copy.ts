@@ -1,0 +1,90 @@
+/**
+ * What a chat store knows of its stored record: the revision it last read or wrote (`tag`), that
+ * record, and the thread both it and the store's state hold (`base`, the merge's common ancestor).
+ * `write` is the save: merge the state with the stored copy, compare-and-set, and on a `conflict`
+ * (another tab saved first) read again and retry, a bounded number of times.
+ */
+import { ParlanceError, type Message, type QuarantinedMessage, type Thread } from '@parlance/protocol';
+import { mergeThreads } from './merge.ts';
+import { loadRecord, revisionTag, toRecord, type ChatRecord, type PersistAdapter, type RunCursor } from './persist.ts';
+
+/** Saves that keep conflicting (tabs saving the same thread in a tight loop) give up after this many tries and report `storage`. */
+export const MAX_CONFLICTS = 8;
+
+/** What a save writes from the store's state. */
+export interface SaveInput {
+  thread: Thread;
+  run: RunCursor | undefined;
+  queue: Message[];
+  quarantined: QuarantinedMessage[];
+}
+
+export class SavedCopy {
+  /** The stored revision this copy is based on (`revisionTag`): what a save expects to replace. */
+  tag = '';
+  revision = 0;
+  /** The thread the store's state and the stored record both contain. */
+  base: Thread | undefined;
+  /** The stored record as last read or written. */
+  stored: ChatRecord | undefined;
+  #writer: string | undefined;
+
+  constructor(
+    readonly persist: PersistAdapter,
+    readonly newId: () => string,
+  ) {}
+
+  /** Takes a loaded value as the stored copy (throws a ParlanceError when it cannot be read). */
+  adopt(value: unknown): ChatRecord | undefined {
+    if (value == null) return undefined;
+    const record = loadRecord(value);
+    this.tag = revisionTag(value);
+    this.revision = record.revision ?? 0;
+    this.stored = record;
+    return record;
+  }
+
+  /** Reads the stored record; returns it when its revision is not the one known (another tab saved), else undefined. */
+  async read(id: string): Promise<ChatRecord | undefined> {
+    const value = await this.persist.load(id);
+    if (revisionTag(value) === this.tag) return undefined;
+    try {
+      return this.adopt(value);
+    } catch {
+      // Unreadable (set aside on load): the next save writes over it.
+      return undefined;
+    }
+  }
+
+  /**
+   * Saves `state` merged with the stored copy. Resolves `'deleted'` when the stored record is a
+   * tombstone (nothing is written), else `'saved'`; throws a ParlanceError (`storage` when the
+   * adapter failed or saves kept conflicting).
+   */
+  async write(id: string, state: () => SaveInput): Promise<'saved' | 'deleted'> {
+    for (let attempt = 0; ; attempt++) {
+      if (this.stored?.deleted) return 'deleted';
+      const s = state();
+      const merged = this.stored ? mergeThreads(this.base, s.thread, this.stored.thread) : undefined;
+      const thread = merged?.thread ?? s.thread;
+      const record = toRecord(thread, s.run, s.queue, s.quarantined);
+      record.revision = this.revision + 1;
+      record.writer = this.#writer ??= this.newId();
+      try {
+        await this.persist.save(id, record, this.tag);
+      } catch (error) {
+        const e = ParlanceError.from(error);
+        if (e.code !== 'conflict') throw e.code === 'storage' ? e : new ParlanceError('storage', e.message, { retryable: true, cause: error });
+        if (attempt + 1 >= MAX_CONFLICTS) throw new ParlanceError('storage', `Thread ${id} kept being saved elsewhere; not saved after ${MAX_CONFLICTS} tries`, { retryable: true });
+        await this.read(id);
+        continue;
+      }
+      this.tag = revisionTag(record);
+      this.revision = record.revision;
+      this.stored = record;
+      // What the other copy brought and the state lacks (another tab's messages while this one streams) stays "theirs" for the next merge.
+      if (!merged?.remote) this.base = thread;
+      return 'saved';
+    }
+  }
+}
