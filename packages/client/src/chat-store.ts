@@ -6,7 +6,7 @@
  */
 import { ParlanceError, createThread, forkAt, siblingsOf, switchBranch, type Message, type Part, type Siblings, type Thread } from '@parlance/protocol';
 import { chatReducer, cursorOf, initialChatState, runInput, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
-import type { ChatRecord, PersistAdapter } from './persist.ts';
+import { revisionTag, type ChatRecord, type PersistAdapter } from './persist.ts';
 import { mergeThreads } from './merge.ts';
 import { emitRunFinish } from './run-events.ts';
 import { SavedCopy } from './saved-copy.ts';
@@ -93,6 +93,8 @@ export class ChatStore extends Store<ChatState> {
   #pullAgain = false;
   /** Following a run another tab started: its progress is that tab's to save. */
   #watching = false;
+  /** What the last announced save held (message count, run, queue): saves of streamed frames are not announced. */
+  #news = '';
   /** Another tab saved while this one was in a run: re-read when it ends. */
   #missed = false;
   /** The publication being made applies the stored copy: nothing new to save. */
@@ -173,6 +175,7 @@ export class ChatStore extends Store<ChatState> {
       if (record?.deleted) return this.#dispatch({ type: 'load' }), this.#dispatch({ type: 'deleted' });
       this.#dispatch({ type: 'load', ...(record ? { record } : {}) });
       copy.base = this.state.thread;
+      copy.held = copy.tag;
     } catch (error) {
       const e = ParlanceError.from(error);
       // Whatever cannot be read (not JSON, a broken thread) is copied to a quarantine key first; then
@@ -193,8 +196,18 @@ export class ChatStore extends Store<ChatState> {
   #listen(): void {
     const id = this.state.thread.id;
     if (this.#unlisten || !this.#connected || !id || !this.#saved()) return;
-    const heard = (threadId: string) => threadId === this.state.thread.id && this.#pull();
-    const offs = [onThreadChange((change, from) => from !== this && heard(change.threadId)), this.options.persist?.subscribe?.(heard)];
+    const heard = (threadId: string, deleted?: boolean) => {
+      if (threadId !== this.state.thread.id) return;
+      // During a run only a deletion is read now; the rest when the run ends (the saves merge meanwhile).
+      const status = this.state.status;
+      if (!deleted && (status === 'submitted' || status === 'streaming')) this.#missed = true;
+      else void this.#pull();
+    };
+    // Storage events are the fallback where there is no BroadcastChannel (they fire per write, streaming included).
+    const offs = [
+      onThreadChange((change, from) => from !== this && heard(change.threadId, change.deleted)),
+      typeof BroadcastChannel === 'function' ? undefined : this.options.persist?.subscribe?.((threadId) => heard(threadId)),
+    ];
     this.#unlisten = () => {
       for (const off of offs) off?.();
     };
@@ -225,14 +238,19 @@ export class ChatStore extends Store<ChatState> {
   async #sync(options: { follow?: boolean } = {}): Promise<void> {
     const copy = this.#saved();
     const id = this.state.thread.id;
-    if (!copy || !id || this.#readOnly || this.state.status === 'loading') return;
+    if (!copy || !id || this.#readOnly || this.state.status === 'loading' || this.state.deleted) return;
     let record: ChatRecord | undefined;
     try {
       record = await copy.read(id);
     } catch {
       return;
     }
-    if (!record || id !== this.state.thread.id) return;
+    if (record && id === this.state.thread.id) this.#take(record, options.follow ?? true);
+  }
+
+  /** Merges a stored record (another tab's save) into the state; see `#sync`. */
+  #take(record: ChatRecord, follow: boolean): void {
+    const copy = this.#saved()!;
     if (record.deleted) return this.#deleted();
     const s = settle(this.state);
     if (s.status === 'submitted' || s.status === 'streaming') {
@@ -241,6 +259,7 @@ export class ChatStore extends Store<ChatState> {
     }
     const merged = mergeThreads(copy.base, s.thread, record.thread);
     copy.base = record.thread;
+    copy.held = revisionTag(record);
     this.#quiet = !merged.local;
     try {
       this.#dispatch({ type: 'merge', thread: merged.thread });
@@ -248,7 +267,10 @@ export class ChatStore extends Store<ChatState> {
       this.#quiet = false;
     }
     const run = record.run;
-    if ((options.follow ?? true) && run && !this.#abort && this.#connected && !this.state.run) {
+    // Followed only when nothing but its own output comes after where it started (else its fold would drop what follows).
+    const input = run && runInput(this.state.thread.messages, run.after);
+    const clear = input && this.state.thread.messages.slice(input.length).every((m) => m.role !== 'user');
+    if (follow && run && clear && !this.#abort && this.#connected && !this.state.run) {
       this.#watching = true;
       this.#dispatch({ type: 'load', record: { ...record, thread: this.state.thread, queue: this.state.queue, quarantined: this.state.quarantined } });
       if (this.state.run) void this.#drive();
@@ -615,7 +637,13 @@ export class ChatStore extends Store<ChatState> {
           return { thread: s.thread, run: s.run && cursorOf(s.run), queue: s.queue, quarantined: s.quarantined };
         });
         if (done === 'deleted') return this.#deleted();
-        announceThreadChange({ threadId: id, revision: copy.revision }, this);
+        // The save took in another tab's messages: the state shows them too (or once its run ends).
+        if (done === 'merged' && copy.stored) this.#take(copy.stored, false);
+        // Other tabs hear of a new message, a run starting or ending, not of each streamed frame.
+        const saved = copy.stored;
+        const news = `${saved?.thread.messages.length} ${saved?.thread.messages.at(-1)?.id} ${saved?.run?.runId} ${saved?.queue?.length}`;
+        if (news !== this.#news) announceThreadChange({ threadId: id, revision: copy.revision }, this);
+        this.#news = news;
         if (this.state.persistError?.code === 'storage') this.#dispatch({ type: 'persist' });
       } catch (error) {
         const e = ParlanceError.from(error, 'storage');

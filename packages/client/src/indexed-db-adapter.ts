@@ -5,6 +5,7 @@
  */
 import { ParlanceError } from '@parlance/protocol';
 import { keepAside, revisionTag, summarizeAll, tombstone, type AdapterOptions, type ChatRecord, type ListingAdapter } from './persist.ts';
+import { announceThreadChange } from './tab-sync.ts';
 
 const storageError = (message: string, cause?: unknown) =>
   new ParlanceError('storage', message, { retryable: true, ...(cause === undefined ? {} : { cause }) });
@@ -67,7 +68,10 @@ export function indexedDbAdapter(options: AdapterOptions & { name?: string; stor
           throw new ParlanceError('conflict', `Thread ${id} was saved elsewhere (revision ${revisionTag(stored) || 'none'}, expected ${expected || 'none'})`, { retryable: true });
         return record;
       }),
-    remove: (id) => update(id, (stored) => (stored == null || (stored as ChatRecord).deleted ? undefined : tombstone(id, stored))),
+    remove: (id) =>
+      update(id, (stored) => (stored == null || (stored as ChatRecord).deleted ? undefined : tombstone(id, stored))).then(() =>
+        announceThreadChange({ threadId: id, deleted: true }),
+      ),
     quarantine: keepAside(
       (id, n) => ['quarantine', id, n],
       async (key) => done((await store('readonly')).get(key)),

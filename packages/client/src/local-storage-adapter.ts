@@ -7,6 +7,7 @@
  */
 import { ParlanceError } from '@parlance/protocol';
 import { keepAside, loadRecord, revisionTag, summarizeAll, tombstone, type AdapterOptions, type ChatRecord, type ListingAdapter } from './persist.ts';
+import { announceThreadChange } from './tab-sync.ts';
 import { withLock } from './web-locks.ts';
 
 /**
@@ -79,22 +80,23 @@ export function localStorageAdapter(options: LocalStorageAdapterOptions = {}): L
     return revision(b.tag) > revision(a.tag) ? [b, a] : [a, b];
   };
 
+  /** The newest readable slot; a slot that cannot be read (cut off mid-write) is set aside when the other one can. */
   const load = async (id: string) => {
-    const [newest, older] = slots(id);
-    for (const slot of [newest, older]) {
-      if (slot?.text == null) continue;
+    const filled = slots(id).filter((slot) => slot.text != null);
+    const broken: [string, ParlanceError][] = [];
+    let good: string | undefined;
+    for (const { text } of filled) {
       try {
-        loadRecord(slot.text);
+        loadRecord(text);
+        good ??= text!;
       } catch (error) {
-        // The newest cannot be read (cut off mid-write): set it aside and fall back to the other.
-        if (slot === newest && older?.text != null && revisionTag(older.text) !== '') {
-          await quarantine(id, slot.text, ParlanceError.from(error).toJSON());
-          continue;
-        }
+        broken.push([text!, ParlanceError.from(error)]);
       }
-      return slot.text;
     }
-    return null;
+    // Nothing readable: the store gets it as it is, and sets it aside itself.
+    if (good === undefined) return filled[0]?.text ?? null;
+    for (const [text, error] of broken) await quarantine(id, text, error.toJSON());
+    return good;
   };
 
   /** Writes `text` into the slot that is not current, checks it, then drops the old copy. */
@@ -129,7 +131,7 @@ export function localStorageAdapter(options: LocalStorageAdapterOptions = {}): L
         const [current] = slots(id);
         if (current?.text == null || isTombstone(current.text)) return;
         write(id, tombstone(id, current.text), undefined);
-      }),
+      }).then(() => announceThreadChange({ threadId: id, deleted: true })),
     quarantine,
     async list() {
       const s = storage();

@@ -8,9 +8,9 @@ const ids = (t: Thread) => t.messages.map((m) => m.id);
 const seed = createThread('t', [msg('seed')]);
 
 /** Two tabs and a store, as ChatStore uses them: a save merges with the stored copy when it moved on (compare-and-set on the revision). */
-function simulate(ops: { tab: 0 | 1; op: 'append' | 'save' | 'pull' }[]) {
+function simulate(ops: { tab: 0 | 1; op: 'ask' | 'answer' | 'save' | 'pull' }[]) {
   let stored = { revision: 1, thread: seed };
-  const tabs = [0, 1].map(() => ({ base: seed, thread: seed, revision: 1, added: [] as string[] }));
+  const tabs = [0, 1].map(() => ({ base: seed, thread: seed, revision: 1, added: [] as string[], open: undefined as string | undefined }));
   const pull = (tab: (typeof tabs)[number]) => {
     if (tab.revision === stored.revision) return;
     tab.thread = mergeThreads(tab.base, tab.thread, stored.thread).thread;
@@ -26,13 +26,29 @@ function simulate(ops: { tab: 0 | 1; op: 'append' | 'save' | 'pull' }[]) {
   let n = 0;
   for (const { tab, op } of ops) {
     const t = tabs[tab]!;
-    if (op === 'append') {
-      // A turn: the user's message and its answer, as one tab appends them.
+    if (op === 'ask' || (op === 'answer' && !t.open)) {
+      // A turn: the user's message, then (maybe after saves and reloads in between) its answer.
+      if (t.open) continue;
       const id = `${'ab'[tab]}${n++}`;
-      t.thread = { ...t.thread, messages: [...t.thread.messages, msg(id), msg(`${id}r`, 'assistant')] };
-      t.added.push(id, `${id}r`);
+      t.thread = { ...t.thread, messages: [...t.thread.messages, msg(id)] };
+      t.added.push(id);
+      t.open = id;
+    } else if (op === 'answer') {
+      // The answer follows its question (the tab's fold appends it to the thread the run started from).
+      const at = t.thread.messages.findIndex((m) => m.id === t.open);
+      const messages = [...t.thread.messages];
+      messages.splice(at + 1, 0, msg(`${t.open}r`, 'assistant'));
+      t.thread = { ...t.thread, messages };
+      t.added.push(`${t.open}r`);
+      t.open = undefined;
     } else if (op === 'save') save(t);
     else pull(t);
+  }
+  for (const t of tabs) {
+    if (!t.open) continue;
+    const at = t.thread.messages.findIndex((m) => m.id === t.open);
+    t.thread = { ...t.thread, messages: [...t.thread.messages.slice(0, at + 1), msg(`${t.open}r`, 'assistant'), ...t.thread.messages.slice(at + 1)] };
+    t.added.push(`${t.open}r`);
   }
   for (const t of tabs) save(t);
   for (const t of tabs) pull(t);
@@ -40,8 +56,8 @@ function simulate(ops: { tab: 0 | 1; op: 'append' | 'save' | 'pull' }[]) {
 }
 
 describe('mergeThreads', () => {
-  it('any interleaving of two tabs’ appends, saves and reloads loses nothing, keeps each tab’s order and each turn whole, and converges', () => {
-    const op = fc.record({ tab: fc.constantFrom<0 | 1>(0, 1), op: fc.constantFrom<'append' | 'save' | 'pull'>('append', 'save', 'pull') });
+  it('any interleaving of two tabs’ questions, answers, saves and reloads loses nothing, keeps each tab’s order and each turn whole, and converges', () => {
+    const op = fc.record({ tab: fc.constantFrom<0 | 1>(0, 1), op: fc.constantFrom<'ask' | 'answer' | 'save' | 'pull'>('ask', 'answer', 'save', 'pull') });
     fc.assert(
       fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
         const { stored, tabs } = simulate(ops);

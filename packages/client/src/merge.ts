@@ -4,7 +4,8 @@
  * `mine` this tab's, `theirs` the stored one.
  *
  * - A message one side added is kept. Appends from both sides after the same message stay two
- *   turns, theirs first, then mine (the stored order wins: it is what other tabs already show).
+ *   turns, theirs first, then mine (the stored order wins: it is what other tabs already show);
+ *   the rest of a turn (an answer saved after its question) stays right after it.
  * - A message one side removed since `base` (a failed turn dropped by `retry`) stays removed.
  * - A message both have: the side that changed it since `base` wins (the tab streaming it).
  * - Versions (edits, regenerations, `switchBranch`): the side whose `branches` changed since
@@ -125,8 +126,13 @@ export function mergeThreads(base: Thread | undefined, mine: Thread, theirs: Thr
         continue;
       }
       const seq = at?.seq ?? active;
-      const q = successor === undefined ? -1 : seq.findIndex((m) => m.id === successor);
-      seq.splice(q > (at?.at ?? -1) ? q : seq.length, 0, ...run);
+      let q = successor === undefined ? -1 : seq.findIndex((m) => m.id === successor);
+      if (q <= (at?.at ?? -1)) {
+        // A new turn goes after every turn the shape has; the rest of a turn (an answer) stays with it.
+        q = seq.length;
+        if (run[0]!.role !== 'user' && at) for (q = at.at + 1; q < seq.length && seq[q]!.role !== 'user'; q++);
+      }
+      seq.splice(q, 0, ...run);
     }
   }
 

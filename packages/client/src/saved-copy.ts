@@ -23,6 +23,8 @@ export class SavedCopy {
   /** The stored revision this copy is based on (`revisionTag`): what a save expects to replace. */
   tag = '';
   revision = 0;
+  /** The revision the store's state holds (read, merged in, or written from it): `read` returns any other. */
+  held = '';
   /** The thread the store's state and the stored record both contain. */
   base: Thread | undefined;
   /** The stored record as last read or written. */
@@ -44,10 +46,10 @@ export class SavedCopy {
     return record;
   }
 
-  /** Reads the stored record; returns it when its revision is not the one known (another tab saved), else undefined. */
+  /** Reads the stored record; returns it when the state does not hold its revision (another tab saved), else undefined. */
   async read(id: string): Promise<ChatRecord | undefined> {
     const value = await this.persist.load(id);
-    if (revisionTag(value) === this.tag) return undefined;
+    if (revisionTag(value) === this.held) return undefined;
     try {
       return this.adopt(value);
     } catch {
@@ -58,10 +60,11 @@ export class SavedCopy {
 
   /**
    * Saves `state` merged with the stored copy. Resolves `'deleted'` when the stored record is a
-   * tombstone (nothing is written), else `'saved'`; throws a ParlanceError (`storage` when the
+   * tombstone (nothing is written), `'merged'` when what was written holds more than `state` (another
+   * tab's messages: take `stored` into the state), else `'saved'`; throws a ParlanceError (`storage` when the
    * adapter failed or saves kept conflicting).
    */
-  async write(id: string, state: () => SaveInput): Promise<'saved' | 'deleted'> {
+  async write(id: string, state: () => SaveInput): Promise<'saved' | 'merged' | 'deleted'> {
     for (let attempt = 0; ; attempt++) {
       if (this.stored?.deleted) return 'deleted';
       const s = state();
@@ -83,7 +86,9 @@ export class SavedCopy {
       this.revision = record.revision;
       this.stored = record;
       // What the other copy brought and the state lacks (another tab's messages while this one streams) stays "theirs" for the next merge.
-      if (!merged?.remote) this.base = thread;
+      if (merged?.remote) return 'merged';
+      this.base = thread;
+      this.held = this.tag;
       return 'saved';
     }
   }
