@@ -1,9 +1,10 @@
 /**
  * Thread lists and threads through TanStack Query, from a server or a local store
- * (any persistence adapter with `list`). Runs finishing anywhere in the page
- * invalidate them, so a title or a new thread shows up without a manual refetch.
+ * (any persistence adapter with `list`). Runs finishing anywhere in the page, and
+ * threads saved or deleted in this tab or another one (`onThreadChange`), invalidate
+ * them, so a title, a new thread or a deletion shows up without a manual refetch.
  */
-import { loadRecord, onRunFinish, type ThreadSummary } from '@parlance/client';
+import { loadRecord, onRunFinish, onThreadChange, type ThreadSummary } from '@parlance/client';
 import type { Thread } from '@parlance/protocol';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
@@ -34,17 +35,20 @@ export const threadKeys = {
 function useInvalidateOnFinish(key: readonly unknown[], threadId?: string): void {
   const client = useQueryClient();
   const k = JSON.stringify(key);
-  useEffect(
-    () =>
-      onRunFinish((info) => {
-        if (threadId === undefined || info.threadId === threadId) void client.invalidateQueries({ queryKey: JSON.parse(k) });
-      }),
-    [client, k, threadId],
-  );
+  useEffect(() => {
+    const refresh = (id: string) => {
+      if (threadId === undefined || id === threadId) void client.invalidateQueries({ queryKey: JSON.parse(k) });
+    };
+    const offs = [onRunFinish((info) => refresh(info.threadId)), onThreadChange((change) => refresh(change.threadId))];
+    return () => {
+      for (const off of offs) off();
+    };
+  }, [client, k, threadId]);
 }
 
 /**
- * The list of stored threads (TanStack Query), refetched when any run in the page finishes.
+ * The list of stored threads (TanStack Query), refetched when any run in the page finishes and
+ * when a thread is saved (a new message, a run starting or ending) or deleted in any tab.
  *
  * @example
  * const threads = useThreads(localStorageAdapter());
@@ -56,7 +60,7 @@ export function useThreads(source: ThreadSource) {
 }
 
 /**
- * One stored thread (TanStack Query), refetched when a run of that thread finishes.
+ * One stored thread (TanStack Query), refetched when a run of that thread finishes or it is saved or deleted in any tab (a deleted one loads as null).
  *
  * @example
  * const { data: thread } = useThread(threadId, localStorageAdapter());
@@ -67,7 +71,9 @@ export function useThread(id: string, source: ThreadSource) {
     queryKey: threadKeys.thread(id),
     queryFn: async (): Promise<Thread | null> => {
       const stored = await source.load(id);
-      return stored == null ? null : loadRecord(stored).thread;
+      if (stored == null) return null;
+      const record = loadRecord(stored);
+      return record.deleted ? null : record.thread;
     },
   });
 }
