@@ -172,7 +172,11 @@ export class ChatStore extends Store<ChatState> {
     try {
       stored = await persist.load(id);
       const record = copy.adopt(stored);
-      if (record?.deleted) return this.#dispatch({ type: 'load' }), this.#dispatch({ type: 'deleted' });
+      if (record?.deleted) {
+        this.#dispatch({ type: 'load' });
+        this.#dispatch({ type: 'deleted' });
+        return;
+      }
       this.#dispatch({ type: 'load', ...(record ? { record } : {}) });
       copy.base = this.state.thread;
       copy.held = copy.tag;
@@ -251,7 +255,10 @@ export class ChatStore extends Store<ChatState> {
   /** Merges a stored record (another tab's save) into the state; see `#sync`. */
   #take(record: ChatRecord, follow: boolean): void {
     const copy = this.#saved()!;
-    if (record.deleted) return this.#deleted();
+    if (record.deleted) {
+      this.#deleted();
+      return;
+    }
     const s = settle(this.state);
     if (s.status === 'submitted' || s.status === 'streaming') {
       this.#missed = true;

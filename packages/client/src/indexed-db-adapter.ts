@@ -81,7 +81,9 @@ export function indexedDbAdapter(options: AdapterOptions & { name?: string; stor
       const s = await store('readonly');
       const [keys, values] = await Promise.all([done(s.getAllKeys()), done(s.getAll())]);
       const entries: [string, unknown][] = [];
-      keys.forEach((key, i) => typeof key === 'string' && entries.push([key, values[i]]));
+      keys.forEach((key, i) => {
+        if (typeof key === 'string') entries.push([key, values[i]]);
+      });
       return summarizeAll(entries, options);
     },
   };
