@@ -224,6 +224,36 @@ describe('mcpTools over streamable HTTP', () => {
     }
   });
 
+  it('a server restarted mid-session (404 "Session not found") gets a new session, and the call goes through once more', async () => {
+    const server = await startHttpServer();
+    const set = await mcpTools({ url: server.url });
+    try {
+      const before = await chat(set, [{ toolCalls: [{ id: 'a', name: 'echo', input: { text: 'before' } }] }, { text: 'ok' }]).result;
+      expect(results(before)[0]).toMatchObject({ output: 'before' });
+      const oldClient = set.client;
+      await server.restart();
+      const errors: unknown[] = [];
+      const after = await chat(set, [{ toolCalls: [{ id: 'b', name: 'echo', input: { text: 'after' } }] }, { text: 'ok' }], { onToolError: collect(errors) }).result;
+      expect(errors).toEqual([]);
+      expect(results(after)[0]).toMatchObject({ output: 'after' });
+      // The old session id met a 404, then a new session was initialized (no session id) on the restarted server.
+      const since = server.log.slice(server.log.indexOf('restarted') + 1);
+      expect(since[0]).toMatch(/^unknown session (POST|GET)$/);
+      expect(since).toContain('session opened');
+      const unknownBefore = server.log.filter((line) => line.startsWith('unknown session')).length;
+      expect(set.client).not.toBe(oldClient);
+      // The new session is the one in use: lists and calls go on without another 404.
+      await set.refresh();
+      const again = await chat(set, [{ toolCalls: [{ id: 'c', name: 'echo', input: { text: 'again' } }] }, { text: 'ok' }]).result;
+      expect(results(again)[0]).toMatchObject({ output: 'again' });
+      expect(server.log.filter((line) => line.startsWith('unknown session'))).toHaveLength(unknownBefore);
+      expect(server.log.filter((line) => line === 'session opened')).toHaveLength(2);
+    } finally {
+      await set.close().catch(() => {});
+      await server.close();
+    }
+  }, 30_000);
+
   it('a server that cannot be reached is a typed network error', async () => {
     const server = await startHttpServer();
     await server.close();

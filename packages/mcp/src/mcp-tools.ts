@@ -10,9 +10,16 @@
  *   for a result with `isError`, `network` when the connection is lost mid-call, `timeout`.
  *   A lost streamable-HTTP connection is detected by probing with `ping` after a transport
  *   error, because the SDK keeps waiting on a request whose stream broke.
+ * - A streamable HTTP server that answers 404 to the session (it restarted, or expired the
+ *   session) gets a new session, as the transport spec says a client MUST
+ *   (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#session-management),
+ *   and the call or list that met the 404 is sent once more on it.
+ * - A tool that runs only as a task (`execution.taskSupport: 'required'`) is called through the
+ *   SDK's task API (`callToolStream`: the task is created, polled, and its result read); on a
+ *   server that does not offer tasks it is left out with a warning.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { tool, type AnyTool, type NeedsApproval, type ToolSource } from '@parlance/engine';
@@ -90,6 +97,8 @@ export interface McpToolsOptions {
   clientInfo?: { name: string; version: string };
   /** At most this many `tools/list` pages (default 100): a server that pages forever is an error. */
   maxPages?: number;
+  /** Told about a tool left out (one that runs only as a task on a server without tasks); default `console.warn`. */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -104,7 +113,7 @@ export interface McpToolsOptions {
  * ```
  */
 export interface McpToolSet extends ToolSource {
-  /** The SDK client (to read resources or prompts of the same server). */
+  /** The SDK client (to read resources or prompts of the same server); a new one once a lost session was renewed. */
   readonly client: Client;
   /** The tools as last listed. */
   readonly tools: readonly AnyTool[];
@@ -131,6 +140,11 @@ function transportOf(connection: Exclude<McpConnection, Client>): Transport {
   if (connection.headers) options.requestInit = { headers: connection.headers };
   if (connection.fetch) options.fetch = connection.fetch;
   return new StreamableHTTPClientTransport(new URL(connection.url), options);
+}
+
+/** The server no longer knows the session (HTTP 404 to a request that named it). */
+function sessionGone(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
 }
 
 /** A call failure as a typed error; an abort (the run's cancel or the engine's timeout) passes through. */
@@ -167,19 +181,25 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   let client: Client;
   let owned = false;
   let transport: Transport | undefined;
+  const connect = async (): Promise<{ client: Client; transport: Transport }> => {
+    const next = new Client(options.clientInfo ?? { name: 'parlance', version: '0.1.0' });
+    try {
+      const opened = transportOf(connection as Exclude<McpConnection, Client>);
+      await next.connect(opened);
+      return { client: next, transport: opened };
+    } catch (cause) {
+      throw new ParlanceError('network', `Could not connect to the MCP server: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    }
+  };
   if (isClient(connection)) {
     client = connection;
     if (!client.transport) throw new ParlanceError('invalid_request', 'Connect the MCP client before passing it to mcpTools()');
   } else {
-    client = new Client(options.clientInfo ?? { name: 'parlance', version: '0.1.0' });
     owned = true;
-    try {
-      transport = transportOf(connection);
-      await client.connect(transport);
-    } catch (cause) {
-      throw new ParlanceError('network', `Could not connect to the MCP server: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    }
+    ({ client, transport } = await connect());
   }
+  // Only a connection made from a URL can be made again (a transport or a client passed in is the caller's).
+  const renewable = owned && !isClient(connection) && 'url' in connection;
 
   /** Rejecters of calls in flight: a lost connection fails them all. */
   const inFlight = new Set<(error: unknown) => void>();
@@ -189,50 +209,111 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     inFlight.clear();
   };
   const lost = () => new ParlanceError('network', 'The connection to the MCP server was lost');
-  const previousClose = client.onclose;
-  client.onclose = () => {
-    closed = true;
-    failInFlight(lost());
-    previousClose?.();
-  };
   let probing = false;
-  const previousError = client.onerror;
-  client.onerror = (error) => {
-    previousError?.(error);
-    if (inFlight.size === 0 || probing || closed) return;
-    // A broken stream does not fail the request it carried: ask the server whether it is still there.
-    probing = true;
-    client
-      .ping({ timeout: PROBE_TIMEOUT_MS })
-      .catch(() => failInFlight(lost()))
-      .finally(() => {
-        probing = false;
-      });
+  /** Watches one client: events of a client already replaced by a new session are ignored. */
+  const watch = (watched: Client) => {
+    const previousClose = watched.onclose;
+    watched.onclose = () => {
+      previousClose?.();
+      if (watched !== client) return;
+      closed = true;
+      failInFlight(lost());
+    };
+    const previousError = watched.onerror;
+    watched.onerror = (error) => {
+      previousError?.(error);
+      if (watched !== client || inFlight.size === 0 || probing || closed) return;
+      // A broken stream does not fail the request it carried: ask the server whether it is still there.
+      probing = true;
+      watched
+        .ping({ timeout: PROBE_TIMEOUT_MS })
+        .catch((error: unknown) => {
+          if (!sessionGone(error)) failInFlight(lost());
+        })
+        .finally(() => {
+          probing = false;
+        });
+    };
+  };
+  watch(client);
+
+  let renewing: Promise<void> | undefined;
+  /** A new session in place of one the server no longer knows (one at a time, shared by the calls that met the 404). */
+  const renew = (gone: Client): Promise<void> => {
+    if (client !== gone) return Promise.resolve();
+    renewing ??= (async () => {
+      try {
+        const next = await connect();
+        client = next.client;
+        transport = next.transport;
+        closed = false;
+        watch(client);
+        listenForChanges(client);
+        void gone.close().catch(() => {});
+      } finally {
+        renewing = undefined;
+      }
+    })();
+    return renewing;
+  };
+  /** Runs `request` on the current session; after a 404 to the session, once more on a new one. */
+  const onSession = async <T>(request: (c: Client) => Promise<T>, signal?: AbortSignal): Promise<T> => {
+    const used = client;
+    try {
+      return await request(used);
+    } catch (error) {
+      if (!renewable || !sessionGone(error) || signal?.aborted) throw error;
+      await renew(used);
+      return request(client);
+    }
   };
 
-  const call = async (name: string, input: unknown, signal: AbortSignal, timeoutMs: number | undefined): Promise<unknown> => {
-    if (closed) throw new ParlanceError('network', `The MCP server is not connected: "${name}" was not called`);
+  /** A tool the server runs as a task only: called through the SDK's task API, which creates the task and polls it to its result. */
+  const callAsTask = async (c: Client, params: { name: string; arguments: Record<string, unknown> }, request: { signal: AbortSignal; timeout: number }) => {
+    for await (const message of c.experimental.tasks.callToolStream(params, undefined, request)) {
+      if (message.type === 'result') return message.result;
+      if (message.type === 'error') throw message.error;
+    }
+    throw new ParlanceError('invalid_response', `The MCP task for "${params.name}" ended without a result`);
+  };
+
+  const callOnce = async (c: Client, name: string, input: unknown, signal: AbortSignal, timeoutMs: number | undefined, task: boolean) => {
     let reject!: (error: unknown) => void;
     const broken = new Promise<never>((_, r) => (reject = r));
     broken.catch(() => {});
     inFlight.add(reject);
     try {
-      const request = client.callTool({ name, arguments: (input ?? {}) as Record<string, unknown> }, undefined, {
-        signal,
-        timeout: timeoutMs ?? NO_SDK_TIMEOUT,
-      });
+      const params = { name, arguments: (input ?? {}) as Record<string, unknown> };
+      const options = { signal, timeout: timeoutMs ?? NO_SDK_TIMEOUT };
+      const request = task ? callAsTask(c, params, options) : c.callTool(params, undefined, options);
       request.catch(() => {});
-      const result = await Promise.race([request, broken]);
-      return toToolOutput(result, name);
-    } catch (error) {
-      throw callError(error, name, signal);
+      return await Promise.race([request, broken]);
     } finally {
       inFlight.delete(reject);
     }
   };
 
+  const call = async (name: string, input: unknown, signal: AbortSignal, timeoutMs: number | undefined, task: boolean): Promise<unknown> => {
+    if (closed) throw new ParlanceError('network', `The MCP server is not connected: "${name}" was not called`);
+    try {
+      const result = await onSession((c) => callOnce(c, name, input, signal, timeoutMs, task), signal);
+      return toToolOutput(result, name);
+    } catch (error) {
+      throw callError(error, name, signal);
+    }
+  };
+
+  const warn = options.onWarning ?? ((message: string) => console.warn(`[parlance/mcp] ${message}`));
   const build = (listed: McpTool[]): AnyTool[] => {
-    const offered = options.filter ? listed.filter(options.filter) : listed;
+    // A tool that must run as a task (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks)
+    // needs a server that offers task-augmented tools/call; without it no call could succeed.
+    const tasks = client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
+    const runnable = listed.filter((t) => {
+      if (t.execution?.taskSupport !== 'required' || tasks) return true;
+      warn(`The MCP tool "${t.name}" runs only as a task, and the server does not offer tasks for tools/call: it is left out`);
+      return false;
+    });
+    const offered = options.filter ? runnable.filter(options.filter) : runnable;
     const names = engineToolNames(
       offered.map((t) => t.name),
       options.prefix,
@@ -248,7 +329,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
         input: server.inputSchema as JSONSchema,
         ...(needsApproval !== undefined ? { needsApproval } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        execute: (input, context) => call(server.name, input, context.signal, timeoutMs),
+        execute: (input, context) => call(server.name, input, context.signal, timeoutMs, server.execution?.taskSupport === 'required'),
       });
     });
   };
@@ -260,7 +341,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
     for (let page = 0; ; page++) {
       if (page >= maxPages) throw new ParlanceError('invalid_response', `The MCP server's tool list has more than ${maxPages} pages`);
-      const result = await client.listTools(cursor === undefined ? {} : { cursor });
+      const result = await onSession((c) => c.listTools(cursor === undefined ? {} : { cursor }));
       out.push(...result.tools);
       cursor = result.nextCursor;
       if (cursor === undefined) return out;
@@ -295,16 +376,21 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     if (owned) await client.close().catch(() => {});
     throw ParlanceError.isInstance(error) ? error : new ParlanceError('invalid_response', `Could not list the MCP server's tools: ${String(error)}`, { cause: error });
   }
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-    try {
-      options.onToolsChanged?.(await refresh());
-    } catch {
-      // The previous list stays; its calls fail with typed errors if the server is gone.
-    }
-  });
+  function listenForChanges(c: Client): void {
+    c.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      try {
+        options.onToolsChanged?.(await refresh());
+      } catch {
+        // The previous list stays; its calls fail with typed errors if the server is gone.
+      }
+    });
+  }
+  listenForChanges(client);
 
   return {
-    client,
+    get client() {
+      return client;
+    },
     get tools() {
       return current;
     },
