@@ -14,6 +14,7 @@ import type { Event } from '@parlance/protocol';
 import { createFinishedRuns } from './finished-runs.ts';
 import { jsonLength } from './json-length.ts';
 import { createRunTable, type MemoryRun } from './memory-runs.ts';
+import { createValueTable } from './memory-values.ts';
 import { createRunBudget } from './run-budget.ts';
 import {
   type CreatedRun,
@@ -36,6 +37,8 @@ import {
 export const DEFAULT_MAX_LIVE_BYTES = 128 * 1024 * 1024;
 /** Bytes of event JSON all finished runs of a memory store keep together unless `maxFinishedBytes` says otherwise (64 MiB). */
 export const DEFAULT_MAX_FINISHED_BYTES = 64 * 1024 * 1024;
+/** Bytes of values (`setValue`: the AI SDK route's chat -> run map) a memory store keeps unless `maxValueBytes` says otherwise (8 MiB). */
+export const DEFAULT_MAX_VALUE_BYTES = 8 * 1024 * 1024;
 
 /**
  * Options of {@link createMemoryRunStore}.
@@ -62,6 +65,11 @@ export interface MemoryRunStoreOptions {
    * `run_expired` (410), and the client starts a fresh run from the thread it holds.
    */
   maxFinishedBytes?: number;
+  /**
+   * Bytes of values (`setValue`) kept together (default 8 MiB); past it the values set longest ago
+   * are dropped first (for the AI SDK route: a reload of that chat does not resume its run).
+   */
+  maxValueBytes?: number;
   /**
    * Readers look for new events every `pollMs` instead of being woken by the writer. A
    * Workers request cannot be resumed by another request ("Cannot perform I/O on behalf of
@@ -139,6 +147,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
   const budget = createRunBudget({ limits, maxStoredRuns, maxLiveBytes: options.maxLiveBytes ?? DEFAULT_MAX_LIVE_BYTES });
   const finished = createFinishedRuns({ retainMs: limits.retainMs, maxBytes: options.maxFinishedBytes ?? DEFAULT_MAX_FINISHED_BYTES, maxExpired: maxStoredRuns });
   const cancelListeners = new Map<string, Set<() => void>>();
+  const values = createValueTable(options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES);
 
   /** Ends a going run: its place and live bytes go back, it is kept for resume, and finished runs past the budget are evicted. */
   function close(run: MemoryRun) {
@@ -278,6 +287,15 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       }
       if (run.record.status === 'running') run.leaseUntil = now() + limits.leaseMs;
       return { cancelled: run.record.cancelRequested === true };
+    },
+    async setValue(key, value, ttlMs) {
+      values.set(key, value, now() + ttlMs);
+    },
+    async getValue(key) {
+      return values.get(key, now());
+    },
+    async deleteValue(key, ifValue) {
+      values.delete(key, ifValue);
     },
     read,
     async *follow(runId, afterSeq, signal): AsyncGenerator<StoredEvent> {

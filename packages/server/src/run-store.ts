@@ -192,6 +192,15 @@ export interface RunStore {
   onCancel?(runId: string, listener: () => void): () => void;
   /** Throws `store_unavailable` when the store cannot be used. */
   health?(): Promise<void>;
+  /**
+   * Keeps a small value under `key` for `ttlMs`, where every instance on this store reads it: the AI
+   * SDK route's chat -> run map lives here, so a resume needs no sticky routing. At most 1 MiB a value.
+   */
+  setValue(key: string, value: string, ttlMs: number): Promise<void>;
+  /** The value under `key`, or undefined when there is none (never set, deleted, expired or evicted). */
+  getValue(key: string): Promise<string | undefined>;
+  /** Deletes `key`; with `ifValue`, only while it still holds exactly that (another instance may have set it since). */
+  deleteValue(key: string, ifValue?: string): Promise<void>;
 }
 
 /** The terminal events written for a run whose owner stopped renewing its lease. */

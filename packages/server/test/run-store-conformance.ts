@@ -195,6 +195,26 @@ export function runStoreConformance(name: string, options: ConformanceOptions): 
       expect((await s.create({ ...fresh(), requestKey: run.requestKey })).created).toBe(true);
     });
 
+    it('keeps small values for their TTL (the AI SDK route\'s chat -> run map): set, replace, compare-and-delete, expire', async () => {
+      const s = await store();
+      const key = `chat:${tag}:${++n}`;
+      expect(await s.getValue(key)).toBeUndefined();
+      await s.setValue(key, '{"runId":"a"}', 60_000);
+      expect(await s.getValue(key)).toBe('{"runId":"a"}');
+      await s.setValue(key, '{"runId":"b"}', 60_000);
+      await s.deleteValue(key, '{"runId":"a"}'); // another instance set it since: kept
+      expect(await s.getValue(key)).toBe('{"runId":"b"}');
+      await s.deleteValue(key, '{"runId":"b"}');
+      expect(await s.getValue(key)).toBeUndefined();
+      await s.setValue(key, 'x', 60_000);
+      await s.deleteValue(key);
+      expect(await s.getValue(key)).toBeUndefined();
+      await s.setValue(key, 'short', 100);
+      await sleep(250);
+      expect(await s.getValue(key)).toBeUndefined();
+      expect((await caught(s.setValue(key, 'x'.repeat(1024 * 1024 + 1), 1_000))).code).toBe('invalid_request');
+    });
+
     it('ends a run whose owner stopped renewing its lease with run_lost, keeping what it said; a renewed run lives on', async () => {
       const s = await store({ leaseMs: 300 });
       const { run: lost } = await s.create(fresh());

@@ -141,6 +141,12 @@ export function createDurableObjectRunStore(options: DurableObjectRunStoreOption
       })();
       return () => stop.abort();
     },
+    // A value lives in the shard its key hashes to, so every Worker request finds it without a lookup.
+    setValue: (key, value, ttlMs) => call(shardOf(key, shards), 'setValue', [key, value, ttlMs]),
+    async getValue(key) {
+      return (await call<string | null>(shardOf(key, shards), 'getValue', [key])) ?? undefined;
+    },
+    deleteValue: (key, ifValue) => call(shardOf(key, shards), 'deleteValue', ifValue === undefined ? [key] : [key, ifValue]),
     async *follow(runId, afterSeq, signal): AsyncGenerator<StoredEvent> {
       let next = afterSeq + 1;
       while (!signal?.aborted) {

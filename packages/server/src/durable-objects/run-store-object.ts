@@ -14,7 +14,7 @@ import type { RunLimits } from '../run-store.ts';
 
 /** One call from a Worker to the object. */
 export interface RunStoreCall {
-  op: 'create' | 'get' | 'append' | 'finish' | 'cancel' | 'renewLease' | 'waitCancel' | 'read';
+  op: 'create' | 'get' | 'append' | 'finish' | 'cancel' | 'renewLease' | 'waitCancel' | 'read' | 'setValue' | 'getValue' | 'deleteValue';
   args: unknown[];
   limits: RunLimits;
 }
@@ -65,6 +65,12 @@ export class ParlanceRunStoreObject {
             return store.waitCancel(a[0], a[1], request.signal);
           case 'read':
             return store.read(a[0], a[1], a[2], request.signal);
+          case 'setValue':
+            return store.setValue(a[0], a[1], a[2]);
+          case 'getValue':
+            return store.getValue(a[0]);
+          case 'deleteValue':
+            return store.deleteValue(a[0], a[1]);
           default:
             throw new ParlanceError('invalid_request', `Unknown run store call "${String(call.op)}"`);
         }

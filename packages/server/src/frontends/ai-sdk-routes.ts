@@ -16,7 +16,7 @@ import type { UIMessage } from 'ai';
 import * as z from 'zod/mini';
 import { jsonOf } from '../edge/json-body.ts';
 import { errorResponse } from '../error-response.ts';
-import type { StoredEvent } from '../run-store.ts';
+import { type RunStore, type StoredEvent, storeUnavailable } from '../run-store.ts';
 import { DEFAULT_HEARTBEAT_MS, SSE_HEADERS } from '../sse.ts';
 import { type Caller, createFrontendRuns, frontendErrorHandler, type FrontendRouteOptions, type OpenedRun } from './frontend-runs.ts';
 import { frameStream } from './frontend-stream.ts';
@@ -62,18 +62,47 @@ interface ActiveRun {
   prior: Message[];
   /** Calls denied in any request of the turn. */
   denied: string[];
-  createdAt: number;
+  /** The last reader to attach, on any instance: see `onAbandon`. */
+  reader?: string;
 }
 
 /**
- * How many chats' latest UI messages a route keeps for resuming (the oldest are forgotten first;
- * each is also forgotten once the store no longer retains its runs, `limits.retainMs`).
+ * How many chats' latest UI messages a route kept for resuming when it kept them in its own process.
+ * The chat -> run map now lives in the run store (`setValue`), bounded there: by `maxValueBytes` in
+ * the memory store (the oldest dropped first), by a TTL of `maxRunMs + retainMs` in Redis and Durable
+ * Objects. Kept so existing imports still work; nothing reads it.
  *
  * @example
- * // A chat beyond this many answers its resume with 204, as one that never ran.
  * console.log(AI_SDK_MAX_TRACKED_CHATS); // 10000
  */
 export const AI_SDK_MAX_TRACKED_CHATS = 10_000;
+
+/**
+ * The chat -> UI message map, in the run store: any instance resumes any chat (no sticky routing).
+ * Kept as long as a run may go on and then be resumed.
+ */
+function createChatPointers(store: RunStore) {
+  const ttlMs = store.limits.maxRunMs + store.limits.retainMs;
+  const name = (key: string) => `ai-sdk-chat:${key}`;
+  const read = async (key: string): Promise<{ raw: string; run: ActiveRun } | undefined> => {
+    const raw = await store.getValue(name(key)).catch((error: unknown) => {
+      throw storeUnavailable(error);
+    });
+    return raw === undefined ? undefined : { raw, run: JSON.parse(raw) as ActiveRun };
+  };
+  return {
+    set: (key: string, run: ActiveRun) =>
+      store.setValue(name(key), JSON.stringify(run), ttlMs).catch((error: unknown) => {
+        throw storeUnavailable(error);
+      }),
+    get: async (key: string) => (await read(key))?.run,
+    /** Forgets the chat's message if its live run is still `runId` (another request may have started a newer one since). */
+    async clear(key: string, runId: string) {
+      const found = await read(key);
+      if (found?.run.runIds.at(-1) === runId) await store.deleteValue(name(key), found.raw);
+    },
+  };
+}
 
 const HEADERS = { ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' };
 const encoder = new TextEncoder();
@@ -97,10 +126,11 @@ export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, a
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const graceMs = options.cancelAbandonedAfterMs ?? 3_000;
-  // The chat's current run, by principal and chat id (the AI SDK's resume convention needs the
-  // server to remember it; kept in this process, see docs/frontends.md for several instances).
-  const active = new Map<string, ActiveRun>();
-  // Readers attached to each run: a run is cancelled only when the last one left and none came back in time.
+  // The chat's current UI message, by principal and chat id: the AI SDK's resume convention needs the
+  // server to remember it. It lives in the run store, so any instance can resume any chat.
+  const chats = createChatPointers(runs.store);
+  // Readers attached to each run in this process: a run is cancelled only when the last one left and none
+  // came back in time, here or on another instance (each reader marks itself in the store; see onAbandon).
   const readers = new Map<string, number>();
   const attach = (runId: string, delta: number) => {
     const count = (readers.get(runId) ?? 0) + delta;
@@ -108,18 +138,15 @@ export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, a
     else readers.delete(runId);
   };
   const keyOf = (caller: Caller, chatId: string) => JSON.stringify([caller.principal?.id ?? null, chatId]);
-  const prune = (now: number) => {
-    for (const [key, run] of active) if (now - run.createdAt > runs.store.limits.retainMs) active.delete(key);
-    for (const key of active.keys()) {
-      if (active.size <= AI_SDK_MAX_TRACKED_CHATS) break;
-      active.delete(key);
-    }
-  };
 
   /** Streams `opened` (the runs of one UI message, oldest first) through one mapper; the last run is the live one. */
-  function stream(c: Context, caller: Caller, opened: OpenedRun[], mapper: UiChunkMapper): Response {
+  async function stream(c: Context, caller: Caller, key: string, run: ActiveRun, opened: OpenedRun[], mapper: UiChunkMapper): Promise<Response> {
     const live = opened.at(-1)!;
     attach(live.runId, 1);
+    // This reader's mark in the store: an instance whose reader left cancels only if no reader came since.
+    // A store that cannot take it costs only a resume after a reload; the stream goes out.
+    const reader = crypto.randomUUID();
+    await chats.set(key, { ...run, reader }).catch((error: unknown) => options.onError?.(error, { runId: live.runId }));
     let attached = true;
     const detach = () => {
       if (attached) attach(live.runId, -1);
@@ -144,12 +171,16 @@ export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, a
       onDelivered: detach,
       onAbandon: () => {
         detach();
-        const cancel = () => {
+        const cancel = async () => {
           if (readers.has(live.runId)) return;
-          runs.cancel(c, caller, live.runId).catch((error: unknown) => options.onError?.(error, { runId: live.runId }));
+          // A reader that attached since on any instance (a reload routed elsewhere) keeps the run going.
+          const current = await chats.get(key);
+          if (current && current.runIds.at(-1) === live.runId && current.reader !== reader) return;
+          await runs.cancel(c, caller, live.runId);
         };
-        if (graceMs <= 0) cancel();
-        else setTimeout(cancel, graceMs);
+        const report = (error: unknown) => options.onError?.(error, { runId: live.runId });
+        if (graceMs <= 0) cancel().catch(report);
+        else setTimeout(() => cancel().catch(report), graceMs);
       },
       onError: (error) => {
         detach();
@@ -170,11 +201,9 @@ export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, a
     if (body.model) request.model = body.model;
     const opened = await runs.start(c, caller, request);
     if (opened instanceof Response) return opened;
-    const now = Date.now();
-    prune(now);
     const key = keyOf(caller, body.id);
     const continued = conversation.continued;
-    const before = active.get(key);
+    const before = await chats.get(key).catch(() => undefined);
     // A run that answers a pause continues the UI message: a resume replays the message's earlier runs first.
     const chained = continued && before?.messageId === continued.messageId ? before : undefined;
     const run: ActiveRun = {
@@ -182,34 +211,30 @@ export function createAiSdkRoutes(options: AiSdkRoutesOptions): Hono<any, any, a
       messageId: continued?.messageId ?? `msg_${opened.runId}`,
       prior: chained ? chained.prior : (continued?.prior ?? []),
       denied: [...(chained?.denied ?? []), ...conversation.denied],
-      createdAt: now,
     };
-    active.delete(key);
-    active.set(key, run);
     const mapper = createUiChunkMapper({ messageId: run.messageId, threadId: body.id, prior: continued?.prior ?? [], denied: conversation.denied });
-    return stream(c, caller, [opened], mapper);
+    return stream(c, caller, key, run, [opened], mapper);
   });
 
   app.get('/:chatId/stream', runs.edge, async (c) => {
     const caller = runs.callerOf(c);
-    prune(Date.now());
     const chatId = c.req.param('chatId');
     const key = keyOf(caller, chatId);
-    const run = active.get(key);
+    const run = await chats.get(key);
     if (!run) return c.body(null, 204);
     const opened: OpenedRun[] = [];
     for (const runId of run.runIds) {
       const one = await runs.reopen(c, caller, runId);
       if (!(one instanceof Response)) opened.push(one);
-      else if (one.status !== 404) return one;
-      // An earlier run the store no longer holds is left out (see AI_SDK_MAX_TRACKED_CHATS and limits.retainMs).
+      else if (one.status !== 404 && one.status !== 410) return one;
+      // An earlier run the store no longer holds (retainMs, or evicted: run_expired) is left out.
     }
     if (opened.at(-1)?.runId !== run.runIds.at(-1)) {
-      active.delete(key);
+      await chats.clear(key, run.runIds.at(-1)!);
       return c.body(null, 204);
     }
     const mapper = createUiChunkMapper({ messageId: run.messageId, threadId: chatId, prior: run.prior, denied: run.denied });
-    return stream(c, caller, opened, mapper);
+    return stream(c, caller, key, run, opened, mapper);
   });
 
   app.notFound(() => errorResponse(404, 'not_found', 'No such route'));

@@ -7,6 +7,7 @@
  *   run:{id}:events   list of event JSON; an event's sequence is its index
  *   req:<requestKey>  the run a principal's clientRequestId started (dedupe)
  *   running           sorted set of going runs by lease expiry (the `maxRunning` count)
+ *   value:<key>       a value of `setValue` (the AI SDK route's chat -> run map), with its own TTL
  *   channel run:{id}  pub/sub: `<seq> <json>` per event, `c` on cancel, `f` on finish
  *
  * Every write is one Lua script (one round trip, atomic), and scripts read Redis's own
@@ -16,6 +17,7 @@
 import { type Event, ParlanceError } from '@parlance/protocol';
 import type { Redis } from 'ioredis';
 import { waitForChange } from '../memory-run-store.ts';
+import { MAX_VALUE_BYTES } from '../memory-values.ts';
 import {
   type CreatedRun,
   DEFAULT_RUN_LIMITS,
@@ -99,6 +101,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
   const channel = (id: string) => `${prefix}run:{${id}}`;
   const reqKey = (requestKey: string) => `${prefix}req:${requestKey}`;
   const runningKey = `${prefix}running`;
+  const valueKey = (key: string) => `${prefix}value:${key}`;
   const checkMs = Math.max(10, Math.min(1_000, limits.leaseMs / 4));
 
   const shas = new Map<string, string>();
@@ -241,6 +244,19 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
     },
     async health() {
       await command(() => redis.ping());
+    },
+    async setValue(key, value, ttlMs) {
+      if (key.length + value.length > MAX_VALUE_BYTES) {
+        throw new ParlanceError('invalid_request', `A stored value may hold at most ${MAX_VALUE_BYTES} bytes`, { status: 413 });
+      }
+      await command(() => redis.set(valueKey(key), value, 'PX', Math.max(1, Math.ceil(ttlMs))));
+    },
+    async getValue(key) {
+      return (await command(() => redis.get(valueKey(key)))) ?? undefined;
+    },
+    async deleteValue(key, ifValue) {
+      if (ifValue === undefined) await command(() => redis.del(valueKey(key)));
+      else await script('deleteValue', [valueKey(key)], [ifValue]);
     },
     async *follow(runId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<StoredEvent> {
       const wakers = new Set<() => void>();

@@ -93,4 +93,8 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 for _, key in ipairs({KEYS[1], KEYS[2], ARGV[4] .. 'req:' .. h[3]}) do redis.call('PEXPIRE', key, ARGV[2]) end
 redis.call('PUBLISH', ARGV[3], 'f')
 return {1}`,
+
+  // KEYS: value. ARGV: the value it must still hold. Compare and delete, in one step.
+  deleteValue: `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`,
 } as const;
