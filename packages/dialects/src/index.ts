@@ -6,6 +6,7 @@ export { openaiCompletions } from './openai-completions/index.ts';
 export { openaiResponses } from './openai-responses/index.ts';
 export { getClientDialect, isDialectId } from './client-registry.ts';
 export { decodeStream, decodeText, getDialect } from './registry.ts';
+export { modelPathSegment } from './shared/path-segment.ts';
 export { parseToolInput, type StreamState } from './shared/stream-state.ts';
 export { dropNullOptionals, strictJsonSchema, type StrictSchemaResult } from './shared/strict-schema.ts';
 export { MISSING_TOOL_RESULT, repairToolPairs } from './shared/tool-pairs.ts';

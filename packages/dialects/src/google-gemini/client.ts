@@ -2,6 +2,7 @@
  * The client half of the Google Gemini dialect (encode a request, decode the stream), without the
  * server half (request decoding, response encoding), so an app that only calls providers does not bundle it.
  */
+import { modelPathSegment } from '../shared/path-segment.ts';
 import type { ClientDialect } from '../types.ts';
 import { createGeminiDecoder } from './decode.ts';
 import { encodeGeminiRequest } from './encode.ts';
@@ -10,8 +11,9 @@ import { encodeGeminiRequest } from './encode.ts';
 export const googleGeminiClient: ClientDialect = {
   id: 'google_gemini',
   framing: 'sse',
-  // `alt=sse` asks for SSE framing; without it the stream is one growing JSON array.
-  path: (model) => `/v1beta/models/${model.replace(/^models\//, '')}:streamGenerateContent?alt=sse`,
+  // `alt=sse` asks for SSE framing; without it the stream is one growing JSON array. The model is
+  // one encoded path segment (https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent).
+  path: (model) => `/v1beta/models/${modelPathSegment(model)}:streamGenerateContent?alt=sse`,
   encodeRequest: encodeGeminiRequest,
   createDecoder: () => createGeminiDecoder(),
 };

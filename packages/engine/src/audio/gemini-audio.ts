@@ -7,6 +7,7 @@
  *   JSON transcript with the language and timed segments through `responseSchema`.
  *   https://ai.google.dev/gemini-api/docs/audio#get-a-transcript
  */
+import { modelPathSegment } from '@parlance/dialects';
 import { ParlanceError, type Usage } from '@parlance/protocol';
 import { type MediaModelInfo, mediaCost } from '../catalog/media-models.ts';
 import { mediaModelBase } from '../providers/api-client.ts';
@@ -38,7 +39,7 @@ function blocked(answer: GeminiAnswer, what: string): ParlanceError {
   return new ParlanceError('invalid_response', `Gemini returned no ${what}`);
 }
 
-const path = (modelId: string) => `/v1beta/models/${encodeURIComponent(modelId)}:generateContent`;
+const path = (modelId: string) => `/v1beta/models/${modelPathSegment(modelId)}:generateContent`;
 
 /**
  * A Gemini speech model (`gemini-2.5-flash-preview-tts`). Audio comes back as WAV unless

@@ -5,6 +5,7 @@
  * Settings go in each request's `embedContentConfig` (the top-level `taskType` and
  * `outputDimensionality` are deprecated in the published schema).
  */
+import { modelPathSegment } from '@parlance/dialects';
 import { ParlanceError, type Usage } from '@parlance/protocol';
 import { arrayField, mediaModelBase } from '../providers/api-client.ts';
 import { google } from '../providers/builtin/index.ts';
@@ -48,7 +49,7 @@ export function googleEmbeddingModel(modelId: string, options: GoogleEmbeddingOp
         if (Object.keys(config).length > 0) one.embedContentConfig = config;
         return one;
       });
-      const answer = await client.postJson(`/v1beta/models/${encodeURIComponent(modelId)}:batchEmbedContents`, { requests, ...request.extra }, call);
+      const answer = await client.postJson(`/v1beta/models/${modelPathSegment(modelId)}:batchEmbedContents`, { requests, ...request.extra }, call);
       const items = arrayField(answer, 'embeddings', client.providerName) as { values?: unknown }[];
       const embeddings = items.map((item, i) => {
         if (!Array.isArray(item?.values)) throw new ParlanceError('invalid_response', `${client.providerName} returned an unreadable embedding at embeddings[${i}]`);

@@ -6,7 +6,9 @@
  * https://ai.google.dev/api/generate-content#v1beta.models.generateContent
  * Gemini takes no mask (describe the region in the prompt) and has no variations endpoint.
  */
+import { modelPathSegment } from '@parlance/dialects';
 import { ParlanceError, type FilePart, type Usage } from '@parlance/protocol';
+import { checkModelId, sealedURL } from '../providers/provider-url.ts';
 import { postJson, type ImageCallOptions, type ImageEditRequest, type ImageGenerateRequest, type ImageInput, type ImageModel, type ImageResult } from './image-model.ts';
 
 /**
@@ -70,6 +72,7 @@ function toResult(body: GeminiResponse): ImageResult {
  * const model = geminiImageModel({ modelId: 'gemini-2.5-flash-image', apiKey: process.env.GEMINI_API_KEY! });
  */
 export function geminiImageModel(options: GeminiImageModelOptions): ImageModel {
+  checkModelId(options.modelId);
   const base = (options.baseURL ?? 'https://generativelanguage.googleapis.com/v1beta').replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? globalThis.fetch;
 
@@ -84,7 +87,7 @@ export function geminiImageModel(options: GeminiImageModelOptions): ImageModel {
       body: JSON.stringify(body),
     };
     if (opts.signal) init.signal = opts.signal;
-    const url = `${base}/models/${encodeURIComponent(options.modelId)}:generateContent`;
+    const url = sealedURL(base, `/models/${modelPathSegment(options.modelId)}:generateContent`);
     return toResult((await postJson(fetchImpl, url, init)) as GeminiResponse);
   };
 

@@ -7,6 +7,7 @@
  * for `response_format: b64_json`, which we ask for so results need no second download.
  */
 import { ParlanceError, type FilePart, type Usage } from '@parlance/protocol';
+import { checkModelId, sealedURL } from '../providers/provider-url.ts';
 import {
   postJson,
   toBlob,
@@ -67,6 +68,7 @@ function toResult(body: OpenAIImagesResponse): ImageResult {
  * const model = openaiImageModel({ modelId: 'gpt-image-1', apiKey: process.env.OPENAI_API_KEY! });
  */
 export function openaiImageModel(options: OpenAIImageModelOptions): ImageModel {
+  checkModelId(options.modelId);
   const base = (options.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const dalle = options.modelId.startsWith('dall-e');
@@ -76,7 +78,7 @@ export function openaiImageModel(options: OpenAIImageModelOptions): ImageModel {
     const headers = json ? { ...auth, 'content-type': 'application/json' } : auth;
     const init: { headers: Record<string, string>; body: BodyInit; signal?: AbortSignal } = { headers, body };
     if (call.signal) init.signal = call.signal;
-    return toResult((await postJson(fetchImpl, `${base}${path}`, init)) as OpenAIImagesResponse);
+    return toResult((await postJson(fetchImpl, sealedURL(base, path), init)) as OpenAIImagesResponse);
   };
 
   const form = (fields: Record<string, unknown>): FormData => {

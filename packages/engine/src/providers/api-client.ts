@@ -10,6 +10,7 @@ import { getMediaModelInfo } from '../catalog/media-models.ts';
 import { redact } from '../transport/redact.ts';
 import { createTransport, type OpenedStream } from '../transport/transport.ts';
 import { authHeaders, resolveApiKey } from './auth.ts';
+import { checkModelId, sealedURL } from './provider-url.ts';
 import type { ProviderDefinition, ProviderSettings } from './types.ts';
 
 /** Where a provider lives and how it authenticates: a `ProviderDefinition` or the same fields by hand. */
@@ -84,7 +85,7 @@ export function createApiClient(endpoint: ApiEndpoint, settings: ProviderSetting
       ...userHeaders,
     };
     const opened = await transport.open({
-      url: baseURL + path,
+      url: sealedURL(baseURL, path),
       headers,
       body: form ? body : JSON.stringify(body),
       signal: options.signal,
@@ -133,5 +134,6 @@ export function arrayField(body: Record<string, unknown>, key: string, providerN
  * table when it is not the provider's id).
  */
 export function mediaModelBase(endpoint: ApiEndpoint, modelId: string, settings: ProviderSettings, catalog: string = endpoint.id) {
+  checkModelId(modelId);
   return { client: createApiClient(endpoint, settings), base: { provider: endpoint.id, modelId, info: getMediaModelInfo(catalog, modelId) } };
 }

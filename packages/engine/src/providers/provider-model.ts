@@ -21,6 +21,7 @@ import { redact } from '../transport/redact.ts';
 import { createTransport } from '../transport/transport.ts';
 import { authHeaders, resolveApiKey, resolveBaseURL } from './auth.ts';
 import { adjustRequest, checkInput } from './prepare-request.ts';
+import { checkModelId, sealedURL } from './provider-url.ts';
 import type { ModelContext, ProviderDefinition, ProviderModel, ProviderSettings } from './types.ts';
 
 /** The catalog's entry with the definition's own corrections on top. */
@@ -37,6 +38,8 @@ function lowerKeys(headers: Record<string, string> | undefined): Record<string, 
 }
 
 export function createProviderModel(definition: ProviderDefinition, modelId: string, settings: ProviderSettings = {}): ProviderModel {
+  // A model id may come from a caller (a gateway's `allowProviderModels`): refused here when it could bend a URL.
+  checkModelId(modelId);
   const provider = definition.id;
   const name = definition.name ?? definition.id;
   const dialectId = settings.dialect ?? definition.dialectFor?.(modelId) ?? definition.dialect;
@@ -109,7 +112,7 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
         ...userHeaders,
       };
       const opened = await transport.open({
-        url: baseURL + dialect.path(modelId, { stream: true }),
+        url: sealedURL(baseURL, dialect.path(modelId, { stream: true })),
         headers,
         body: JSON.stringify(body),
         signal: options.signal,

@@ -60,6 +60,7 @@ export function routeFor(dialect: Dialect): Route {
       const one = single ? exec(single, url) : null;
       return one ? matched(one, false) : undefined;
     },
-    example: (model) => dialect.path(model, { stream: true }),
+    // Built with the placeholder (a dialect refuses `<model>` in a path), then shown with the given name.
+    example: (model) => dialect.path(MODEL, { stream: true }).replace(MODEL, model),
   };
 }
