@@ -27,7 +27,7 @@
  * different ids in `added` and `done` (mistral.rs, vLLM), and the index still names the item.
  */
 import type { Event, FinishReason, ProviderState } from '@parlance/protocol';
-import { createStreamState, guard, parseJson, parseToolInput } from '../shared/stream-state.ts';
+import { createStreamState, guard, parseToolInput } from '../shared/stream-state.ts';
 import type { Decoder, DecoderFailure, WireEvent } from '../types.ts';
 import {
   builtinFailed,
@@ -338,7 +338,24 @@ export function createResponsesDecoder(): Decoder {
     state.finish(out, finish, status);
   }
 
+  /**
+   * The block the last text or argument delta went to, for the one that follows it: a stream
+   * is mostly runs of deltas to one block, and resolving the item, part and block ids again
+   * (string keys built and hashed per delta) was most of this decoder's own cost. Any other
+   * event clears it, so it never outlives the state it was resolved from.
+   */
+  let last: { type: string; itemId: unknown; outputIndex: unknown; contentIndex: unknown; id: string } | undefined;
+
   function handle(out: Event[], event: Json, type: string) {
+    const hit = last;
+    if (hit !== undefined) {
+      if (type === hit.type && event.item_id === hit.itemId && event.output_index === hit.outputIndex && event.content_index === hit.contentIndex && typeof event.delta === 'string') {
+        if (hit.type === 'response.function_call_arguments.delta') return state.toolDelta(out, hit.id, event.delta);
+        if (event.delta !== '') filled.add(hit.id);
+        return state.text(out, hit.id, event.delta);
+      }
+      last = undefined;
+    }
     switch (type) {
       case 'response.created':
       case 'response.queued':
@@ -378,6 +395,7 @@ export function createResponsesDecoder(): Decoder {
           if (refusal) refused = true;
           const id = textBlock(out, key, deltaIndex(key, '', event.content_index), refusal);
           if (event.delta !== '') filled.add(id);
+          if (!refusal && state.isOpen(id)) last = { type, itemId: event.item_id, outputIndex: event.output_index, contentIndex: event.content_index, id };
           return state.text(out, id, event.delta);
         }
         if (type === 'response.reasoning_summary_text.delta' || type === 'response.reasoning_text.delta') {
@@ -392,6 +410,7 @@ export function createResponsesDecoder(): Decoder {
         // they arrive whole in its `output_item.done` or the final response.
         if (!entry?.toolId) return;
         entry.argsStreamed = true;
+        if (state.isOpen(entry.toolId)) last = { type, itemId: event.item_id, outputIndex: event.output_index, contentIndex: event.content_index, id: entry.toolId };
         return state.toolDelta(out, entry.toolId, event.delta);
       }
       case 'response.output_text.annotation.added':
@@ -428,17 +447,33 @@ export function createResponsesDecoder(): Decoder {
       if (state.finished) return out;
       const data = wire.data.trim();
       if (data === '' || data === '[DONE]') return out;
-      return guard(state, out, () => {
-        const parsed = parseJson(data);
-        if (!parsed.ok) return invalid(out, `The provider sent invalid JSON: ${parsed.message}`);
-        if (!isObject(parsed.value)) return invalid(out, 'The provider sent an event that is not a JSON object');
-        let type = typeof parsed.value.type === 'string' ? parsed.value.type : wire.event;
+      // JSON.parse directly and the dispatch in a plain try (as the Anthropic decoder does): no
+      // result object and no closure per event on the hot path.
+      let value: unknown;
+      try {
+        value = JSON.parse(data);
+      } catch (error) {
+        invalid(out, `The provider sent invalid JSON: ${error instanceof Error ? error.message : String(error)}`);
+        return out;
+      }
+      if (!isObject(value)) {
+        invalid(out, 'The provider sent an event that is not a JSON object');
+        return out;
+      }
+      try {
+        let type = typeof value.type === 'string' ? value.type : wire.event;
         // `{"error": {...}}` with no type: what the OpenAI SDKs treat as a mid-stream error.
-        if (!type && isObject(parsed.value.error)) type = 'error';
+        if (!type && isObject(value.error)) type = 'error';
         // After a reason-less `response.failed`, only an error with the reason is of use.
-        if (pendingFailure && type !== 'error') return;
-        if (type) handle(out, parsed.value, type);
-      });
+        if (pendingFailure && type !== 'error') return out;
+        if (type) handle(out, value, type);
+      } catch (error) {
+        // What `guard` does for the other entry points: a bug or an absurd payload becomes an error event.
+        return guard(state, out, () => {
+          throw error;
+        });
+      }
+      return out;
     },
     end() {
       const out: Event[] = [];

@@ -85,6 +85,11 @@ export function createSseFramer(options: SseFramerOptions = {}): SseFramer {
       data = lines++ === 0 ? value : `${data}\n${value}`;
       return;
     }
+    // `event: ` (Anthropic and Responses name every event) next, without the general split.
+    if (text.charCodeAt(0) === 101 && text.startsWith('event:')) {
+      event = (text.charCodeAt(6) === 32 ? text.slice(7) : text.slice(6)) || undefined;
+      return;
+    }
     if (text.charCodeAt(0) === 58) return; // a comment
     const colon = text.indexOf(':');
     const field = colon < 0 ? text : text.slice(0, colon);
@@ -128,10 +133,12 @@ export function createSseFramer(options: SseFramerOptions = {}): SseFramer {
     let cr = find(text, '\r', start);
     if (cr < 0) {
       // LF line ends only (the usual case): one search per line, nothing else.
-      for (let at = find(text, '\n', start); at >= 0; at = find(text, '\n', start)) {
-        line(out, take(text, start, at));
+      for (let at = text.indexOf('\n', start); at >= 0; at = text.indexOf('\n', start)) {
+        scanned += at + 1 - start;
+        line(out, held.length === 0 ? text.slice(start, at) : take(text, start, at));
         start = at + 1;
       }
+      scanned += text.length - start;
     } else {
       // CR or CRLF line ends: the next CR and the next LF, each searched again only once passed.
       let lf = find(text, '\n', start);
