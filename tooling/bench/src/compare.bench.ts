@@ -1,51 +1,66 @@
 /**
- * Parlance beside the AI SDK, in one run: `pnpm bench` (node --expose-gc --import tsx src/compare.bench.ts).
+ * Parlance beside the AI SDK and the floor, in one run: `pnpm bench` (node --expose-gc --import tsx src/compare.bench.ts).
  *
  *   this process: load generator + client stores ──HTTP──> child: Parlance server ──HTTP──> this process: mock upstream
- *                                                 ──HTTP──> child: AI SDK server  ──HTTP──┘   (OpenAI and Anthropic wire)
+ *                                                 ──HTTP──> child: AI SDK server  ──HTTP──┤   (OpenAI and Anthropic wire)
+ *                                                 ──HTTP──> child: floor server   ──HTTP──┘
  *
- * Both servers run in their own processes (server-process.ts) against the same mock upstream
- * (`@parlance/testing`'s serveMockProvider, the dialects' real wire encoders), on 127.0.0.1.
+ * The three servers run in their own processes (server-process.ts) against the same mock upstream
+ * (`@parlance/testing`'s serveMockProvider, the dialects' real wire encoders), on 127.0.0.1. The
+ * floor (floor-server.ts) parses each upstream event, stringifies one event and writes it: what
+ * any server must do per delta. The upstream sends what users get: recorded word-sized deltas
+ * (realistic-deltas.ts), short and long replies, paced (1 ms apart) and not, and tool round trips.
  * Every measure runs in rounds that alternate which system goes first; the table shows the
  * median and (min–max) over the rounds and the ratio of medians. Nothing here asserts a time:
  * the bench exits non-zero only when it breaks (a failed chat, a crash, the global timeout).
  * Knobs: BENCH_ROUNDS (5), BENCH_QUICK=1 (fewer and smaller rounds, to check the bench runs),
- * BENCH_ONLY=client (the client measures only).
+ * BENCH_ONLY=client (the client measures only). The table is also written to results/latest.md;
+ * `pnpm --filter @parlance/bench readme` copies it into the README (update-readme.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { Chat } from '@ai-sdk/react';
 import { ChatStore } from '@parlance/client';
 import type { Message } from '@parlance/protocol';
 import { type MockScript, serveMockProvider } from '@parlance/testing';
 import { DefaultChatTransport, type UIMessage } from 'ai';
+import { bundleSizes } from './bundle-size.ts';
+import { realisticDeltas } from './realistic-deltas.ts';
 import type { FromServer, ToServer } from './server-process.ts';
 import { type Row, kb, mb, median, ms, quantile, ratio, spread, table, us } from './stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 2 : 5));
 const CONCURRENCY = QUICK ? 50 : 200;
-const GLOBAL_TIMEOUT_MS = 9 * 60_000;
+/** A safety net (a hung chat), not a budget: a full run takes a few minutes on an idle 2-core machine. */
+const GLOBAL_TIMEOUT_MS = 20 * 60_000;
 const REQUEST_TIMEOUT_MS = 60_000;
-type System = 'parlance' | 'aisdk';
+type System = 'parlance' | 'aisdk' | 'floor';
 type Wire = 'openai' | 'anthropic';
-const SYSTEMS: System[] = ['parlance', 'aisdk'];
+const SYSTEMS: System[] = ['parlance', 'aisdk', 'floor'];
+/** Client-side measures that need a chat store (React, the per-delta store cost) compare these two. */
+const STORES: System[] = ['parlance', 'aisdk'];
+/** Paced upstreams send one delta per this many ms. */
+const PACE_MS = 1;
 
 const deadline = setTimeout(() => {
   console.error(`\nBENCH ABORTED: not finished within ${GLOBAL_TIMEOUT_MS / 1000} s`);
   process.exit(2);
 }, GLOBAL_TIMEOUT_MS);
 
-const tokens = (count: number) => Array.from({ length: count }, (_, i) => `tok${i} `);
 const hasToolResult = (body: unknown) => /"tool_result"|"role":"tool"/.test(JSON.stringify(body));
-/** The model id names the scenario: dN (N text deltas), c50 (50 deltas, 2 ms apart), tool (a call, then 20 deltas). */
+/**
+ * The model id names the scenario: dN (N text deltas), pN (N deltas, PACE_MS apart), c50 (50 deltas,
+ * 2 ms apart), tool (a call, then 20 deltas). Text is recorded provider deltas (realistic-deltas.ts).
+ */
 const script: MockScript = (request) => {
   const model = request.model ?? '';
   if (model === 'tool')
-    return hasToolResult(request.body) ? { text: tokens(20), usage: { inputTokens: 5, outputTokens: 20 } } : { toolCalls: [{ id: 'call_1', name: 'weather', input: { city: 'Rome' } }], usage: { inputTokens: 5, outputTokens: 8 } };
-  if (model === 'c50') return { text: tokens(50), delayMs: 2, usage: { inputTokens: 5, outputTokens: 50 } };
+    return hasToolResult(request.body) ? { text: realisticDeltas(20), usage: { inputTokens: 5, outputTokens: 20 } } : { toolCalls: [{ id: 'call_1', name: 'weather', input: { city: 'Rome' } }], usage: { inputTokens: 5, outputTokens: 8 } };
+  if (model === 'c50') return { text: realisticDeltas(50), delayMs: 2, usage: { inputTokens: 5, outputTokens: 50 } };
   const count = Number(model.slice(1)) || 1;
-  return { text: tokens(count), usage: { inputTokens: 5, outputTokens: count } };
+  return { text: realisticDeltas(count), ...(model.startsWith('p') ? { delayMs: PACE_MS } : {}), usage: { inputTokens: 5, outputTokens: count } };
 };
 
 const children: ChildProcess[] = [];
@@ -88,7 +103,9 @@ async function chat(url: string, system: System, wire: Wire, model: string, opti
   const body =
     system === 'parlance'
       ? { clientRequestId: id, model: `${wire}:${model}`, thread: { version: 1, id: `th_${id}`, messages: [...priorParlance(prior), { id: `u_${id}`, role: 'user', parts: [{ type: 'text', text: 'Hello' }] }] } }
-      : { id: `th_${id}`, model, wire, trigger: 'submit-message', messages: [...priorUi(prior), { id: `u_${id}`, role: 'user', parts: [{ type: 'text', text: 'Hello' }] }] };
+      : system === 'aisdk'
+        ? { id: `th_${id}`, model, wire, trigger: 'submit-message', messages: [...priorUi(prior), { id: `u_${id}`, role: 'user', parts: [{ type: 'text', text: 'Hello' }] }] }
+        : { model, wire, messages: [...Array.from({ length: prior }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', text: `earlier message ${i}` })), { role: 'user', text: 'Hello' }] };
   const start = performance.now();
   const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
   let response: Response;
@@ -122,15 +139,20 @@ async function chat(url: string, system: System, wire: Wire, model: string, opti
   return { bytes, wallMs: performance.now() - start, ttftMs, runId: response.headers.get('x-parlance-run-id'), chunks };
 }
 
-/** Rounds alternate which system goes first. */
-const order = (round: number): System[] => (round % 2 ? ['aisdk', 'parlance'] : ['parlance', 'aisdk']);
+/** Rounds rotate which system goes first. */
+const order = (round: number, systems: System[] = SYSTEMS): System[] => systems.map((_, i) => systems[(i + round) % systems.length]!);
 type Series = Record<System, number[]>;
-const series = (): Series => ({ parlance: [], aisdk: [] });
+const series = (): Series => ({ parlance: [], aisdk: [], floor: [] });
 const rows: Row[] = [];
-const row = (what: string, s: Series, fmt: (x: number) => string) => rows.push({ what, parlance: spread(s.parlance, fmt), aisdk: spread(s.aisdk, fmt), ratio: ratio(s.parlance, s.aisdk) });
+const row = (what: string, s: Series, fmt: (x: number) => string) => rows.push(rowOf(what, s, fmt));
+function rowOf(what: string, s: Series, fmt: (x: number) => string): Row {
+  const floor = s.floor.length > 0;
+  return { what, parlance: spread(s.parlance, fmt), aisdk: spread(s.aisdk, fmt), floor: floor ? spread(s.floor, fmt) : '–', ratio: ratio(s.parlance, s.aisdk), floorRatio: floor ? ratio(s.parlance, s.floor) : '–' };
+}
 
 async function main() {
-  console.log(`Parlance vs AI SDK (ai 6.0.325, @ai-sdk/react 3.0.328) — Node ${process.version}, ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}, ${ROUNDS} rounds${QUICK ? ' (quick)' : ''}`);
+  const title = `Parlance vs AI SDK (ai 6.0.325, @ai-sdk/react 3.0.328) vs floor — Node ${process.version}, ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}, ${ROUNDS} rounds${QUICK ? ' (quick)' : ''}`;
+  console.log(title);
   const mocks = {
     openai: await serveMockProvider({ dialect: 'openai_completions', script }),
     anthropic: await serveMockProvider({ dialect: 'anthropic_messages', script }),
@@ -153,13 +175,17 @@ async function main() {
 
   // BENCH_ONLY=client: only the client measures (the servers still record the replies).
   const serverSide = process.env.BENCH_ONLY !== 'client';
-  // 1. Server CPU and wall per chat, bytes per reply.
+  // 1. Server CPU and wall per chat, bytes per reply: short and long replies on both wires, paced
+  // upstreams, tool round trips; then the CPU per extra delta (long minus short, per round).
   const scenarios: { wire: Wire; model: string; label: string; perRound: number }[] = [];
+  const deltas = (model: string) => `${Number(model.slice(1)).toLocaleString('en')} deltas`;
   for (const wire of ['openai', 'anthropic'] as const)
-    for (const [model, perRound] of [['d50', QUICK ? 4 : 20], ['d1000', QUICK ? 1 : 4], ['d20000', 1]] as const)
-      scenarios.push({ wire, model, label: `${Number(model.slice(1)).toLocaleString('en')} deltas, ${wire} wire`, perRound });
-  scenarios.push({ wire: 'openai', model: 'tool', label: 'tool round trip, openai wire', perRound: QUICK ? 2 : 10 });
+    for (const [model, perRound] of [['d50', QUICK ? 4 : 20], ['d1000', QUICK ? 1 : 4]] as const) scenarios.push({ wire, model, label: `${deltas(model)}, ${wire} wire`, perRound });
+  scenarios.push({ wire: 'openai', model: 'd20000', label: '20,000 deltas, openai wire', perRound: 1 });
+  for (const [model, perRound] of [['p50', QUICK ? 2 : 6], ['p500', 1]] as const) scenarios.push({ wire: 'openai', model, label: `${deltas(model)} ${PACE_MS} ms apart, openai wire`, perRound });
+  for (const wire of ['openai', 'anthropic'] as const) scenarios.push({ wire, model: 'tool', label: `tool round trip, ${wire} wire`, perRound: QUICK ? 2 : 10 });
   const bytes: Row[] = [];
+  const cpuBy = new Map<string, Series>();
   for (const s of serverSide ? scenarios : []) {
     process.stdout.write(`${s.label}… `);
     for (const system of SYSTEMS) await chat(servers[system].url, system, s.wire, s.model); // warm-up
@@ -175,10 +201,23 @@ async function main() {
         cpuMs[system].push(((await cpu(system)) - before) / 1000 / s.perRound);
       }
     forget();
+    cpuBy.set(`${s.wire}:${s.model}`, cpuMs);
     row(`server CPU per chat, ${s.label}`, cpuMs, ms);
     row(`wall per chat, ${s.label}`, wallMs, ms);
-    bytes.push({ what: `bytes per reply, ${s.label}`, parlance: kb(median(size.parlance)), aisdk: kb(median(size.aisdk)), ratio: ratio(size.parlance, size.aisdk) });
+    bytes.push(rowOf(`bytes per reply, ${s.label}`, size, kb));
   }
+  /** CPU per extra delta: (long - short) / (extra deltas), round by round (rounds ran the systems in the same order). */
+  const perExtra = (label: string, short: string, long: string, extra: number) => {
+    const a = cpuBy.get(short);
+    const b = cpuBy.get(long);
+    if (!a || !b) return;
+    const s = series();
+    for (const system of SYSTEMS) s[system] = b[system].map((x, i) => ((x - a[system][i]!) * 1000) / extra);
+    row(`server CPU per extra delta, ${label}`, s, us);
+  };
+  perExtra('openai wire', 'openai:d50', 'openai:d1000', 950);
+  perExtra('anthropic wire', 'anthropic:d50', 'anthropic:d1000', 950);
+  perExtra(`paced ${PACE_MS} ms, openai wire`, 'openai:p50', 'openai:p500', 450);
   rows.push(...bytes);
 
   // 2. Concurrent streams (50 deltas 2 ms apart each): wall, first text delta, peak heap; heap retained once they finished.
@@ -240,6 +279,18 @@ async function main() {
       const store = new ChatStore({ api: 'http://127.0.0.1/bench', fetch: replay(r), initialThread: { version: 1, id: 'th', messages: priorParlance(prior) } });
       await store.send('Hello');
       if (store.getSnapshot().status !== 'ready') throw new Error(`The Parlance store ended ${store.getSnapshot().status}`);
+    } else if (system === 'floor') {
+      // The client floor: read the bytes, split the frames, JSON.parse each one. No store, no fold.
+      const body = (await replay(r)('http://127.0.0.1/bench')).body!;
+      const decoder = new TextDecoder();
+      let held = '';
+      let events = 0;
+      for await (const chunk of body) {
+        const lines = (held + decoder.decode(chunk, { stream: true })).split('\n');
+        held = lines.pop() ?? '';
+        for (const line of lines) if (line.startsWith('data: ')) events += JSON.parse(line.slice(6)) ? 1 : 0;
+      }
+      if (events === 0) throw new Error('The floor reply held no events');
     } else {
       const chat = new Chat({ messages: priorUi(prior), transport: new DefaultChatTransport({ api: 'http://127.0.0.1/bench', fetch: replay(r) }) });
       await chat.sendMessage({ text: 'Hello' });
@@ -249,7 +300,8 @@ async function main() {
     return (used.user + used.system) / 1000;
   };
   const store20k = series();
-  const recorded20k = { parlance: await record('parlance', 'd20000', 0), aisdk: await record('aisdk', 'd20000', 0) };
+  const recordAll = async (model: string, prior: number) => ({ parlance: await record('parlance', model, prior), aisdk: await record('aisdk', model, prior), floor: await record('floor', model, prior) });
+  const recorded20k = await recordAll('d20000', 0);
   for (const system of SYSTEMS) await consume(system, recorded20k[system], 0); // warm-up
   for (let round = 0; round < ROUNDS; round++) for (const system of order(round)) store20k[system].push(await consume(system, recorded20k[system], 0));
   row('client store CPU, 20,000-delta reply', store20k, ms);
@@ -260,8 +312,8 @@ async function main() {
   process.stdout.write('per-delta cost… ');
   const perDelta: Record<number, Series> = {};
   for (const prior of [0, 1_000, 10_000]) {
-    const long = { parlance: await record('parlance', 'd5000', prior), aisdk: await record('aisdk', 'd5000', prior) };
-    const short = { parlance: await record('parlance', 'd50', prior), aisdk: await record('aisdk', 'd50', prior) };
+    const long = await recordAll('d5000', prior);
+    const short = await recordAll('d50', prior);
     const s = (perDelta[prior] = series());
     for (const system of SYSTEMS) await consume(system, long[system], prior);
     for (let round = 0; round < ROUNDS; round++)
@@ -274,16 +326,17 @@ async function main() {
   // 5. React: commits and wall for a 5,000-delta reply at 0, 100 and 500 prior messages.
   process.stdout.write('React… ');
   const { renderReply } = await import('./react-commits.ts');
-  for (const prior of [0, 100, 500]) {
+  const replyText = realisticDeltas(5000).join('');
+  for (const prior of QUICK ? [0] : [0, 100, 500]) {
     const recorded = { parlance: await record('parlance', 'd5000', prior), aisdk: await record('aisdk', 'd5000', prior) };
     const messages = { parlance: priorParlance(prior), aisdk: priorUi(prior) };
     const commits = series();
     const wallMs = series();
     // One measured round (after a warm-up on the empty thread): the AI SDK takes seconds per render here.
-    if (prior === 0) for (const system of SYSTEMS) await renderReply(system, replay(recorded[system], true), messages);
+    if (prior === 0) for (const system of STORES) await renderReply(system as 'parlance' | 'aisdk', replay(recorded[system as 'parlance' | 'aisdk'], true), messages, replyText);
     for (let round = 0; round < 1; round++)
-      for (const system of order(round)) {
-        const r = await renderReply(system, replay(recorded[system], true), messages);
+      for (const system of order(round, STORES) as ('parlance' | 'aisdk')[]) {
+        const r = await renderReply(system, replay(recorded[system], true), messages, replyText);
         commits[system].push(r.commits);
         wallMs[system].push(r.wallMs);
       }
@@ -291,13 +344,24 @@ async function main() {
     row(`React wall, 5,000-delta reply, ${prior} prior messages`, wallMs, ms);
   }
 
-  for (const system of SYSTEMS) {
+  // 6. What the browser downloads.
+  const sizes = await bundleSizes();
+  rows.push(rowOf('browser bundle, min+gz (React, zod external): useChat + useStream; AI SDK useChat', { parlance: [sizes.parlance], aisdk: [sizes.aisdk], floor: [] }, kb));
+
+  for (const system of STORES) {
     const at = (prior: number) => median(perDelta[prior]![system]);
     console.log(`\n${system}: per-delta cost at 10,000 prior messages is ${(at(10_000) / at(0)).toFixed(2)}x the empty thread's (1,000: ${(at(1_000) / at(0)).toFixed(2)}x)`);
   }
 
+  const footer = `load average after: ${loadavg()[0]!.toFixed(2)}; CPU is the server process's user + system time (process.cpuUsage), client CPU this process's. Cells: median (min–max) over the rounds; ratios of medians.`;
   console.log(`\n\n${table(rows)}\n`);
-  console.log(`load average after: ${loadavg()[0]!.toFixed(2)}; CPU is the server process's user + system time (process.cpuUsage), client CPU this process's.`);
+  console.log(footer);
+  if (!QUICK && serverSide) {
+    const out = new URL('../results/', import.meta.url);
+    mkdirSync(out, { recursive: true });
+    writeFileSync(new URL('latest.md', out), `${title}\n\n${table(rows)}\n\n${footer}\n`);
+    console.log('Written to tooling/bench/results/latest.md (`pnpm --filter @parlance/bench readme` puts it in the README).');
+  }
   for (const child of children) child.kill();
   await mocks.openai.close();
   await mocks.anthropic.close();

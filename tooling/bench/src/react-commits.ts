@@ -40,7 +40,7 @@ export interface Rendered {
 }
 
 /** Renders a chat with `prior` messages, sends one message whose reply `fetch` replays, and counts commits until it is done. */
-export async function renderReply(system: 'parlance' | 'aisdk', fetch: typeof globalThis.fetch, prior: { parlance: Message[]; aisdk: UIMessage[] }): Promise<Rendered> {
+export async function renderReply(system: 'parlance' | 'aisdk', fetch: typeof globalThis.fetch, prior: { parlance: Message[]; aisdk: UIMessage[] }, replyText: string): Promise<Rendered> {
   const { createRoot } = await import('react-dom/client');
   const container = window.document.createElement('div');
   window.document.body.appendChild(container as never);
@@ -58,8 +58,8 @@ export async function renderReply(system: 'parlance' | 'aisdk', fetch: typeof gl
   await new Promise((resolve) => setTimeout(resolve, 40));
   const wallMs = performance.now() - start - 40;
   const rendered = { commits, wallMs };
-  // The whole reply is on screen (the last delta of the 5,000).
-  if (!container.textContent?.includes('tok4999 ')) throw new Error(`The ${system} chat did not show the whole reply (${commits} commits)`);
+  // The whole reply is on screen (its last 200 characters, the last deltas of the 5,000).
+  if (!container.textContent?.includes(replyText.slice(-200))) throw new Error(`The ${system} chat did not show the whole reply (${commits} commits)`);
   root.unmount();
   container.remove();
   return rendered;

@@ -2,7 +2,7 @@
  * One chat server under measurement, in its own process (forked by compare.bench.ts), so its
  * CPU and heap are its own. SYSTEM=parlance serves createParlanceApp with the real engine;
  * SYSTEM=aisdk serves the AI SDK's documented route (`streamText(...).toUIMessageStreamResponse()`
- * in Hono). Both call the same mock upstream (MOCK_OPENAI: Chat Completions wire,
+ * in Hono); SYSTEM=floor the floor (floor-server.ts: parse, stringify, write, per delta). All call the same mock upstream (MOCK_OPENAI: Chat Completions wire,
  * MOCK_ANTHROPIC: Messages wire) over HTTP on 127.0.0.1, both with one tool (`weather`).
  * The model id names the scenario (`d50`: 50 text deltas, `tool`: a tool round trip); the
  * wire is `openai` or `anthropic`.
@@ -11,7 +11,7 @@
  *      -> { type: 'heap' } <- { type: 'heap', bytes }        (heap used after gc)
  *      -> { type: 'peak' } <- { type: 'peak', bytes }        (highest heap used sampled since the last 'peak')
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
@@ -21,6 +21,7 @@ import { createMemoryRunStore, createParlanceApp, engineRunner } from '@parlance
 import { convertToModelMessages, stepCountIs, streamText, tool as aiTool, type UIMessage } from 'ai';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { floorHandler } from './floor-server.ts';
 
 export type ToServer = { type: 'cpu' } | { type: 'heap' } | { type: 'peak' };
 export type FromServer = { type: 'ready'; port: number } | { type: 'cpu'; micros: number } | { type: 'heap'; bytes: number } | { type: 'peak'; bytes: number };
@@ -39,7 +40,7 @@ function parlanceApp() {
     anthropic: anthropicProvider,
   };
   return createParlanceApp({
-    models: ['d50', 'd1000', 'd5000', 'd20000', 'c50', 'tool'].flatMap((id) => [
+    models: ['d50', 'd1000', 'd5000', 'd20000', 'p50', 'p500', 'c50', 'tool'].flatMap((id) => [
       { id: `openai:${id}`, provider: 'openai' },
       { id: `anthropic:${id}`, provider: 'anthropic' },
     ]),
@@ -78,8 +79,12 @@ function aiSdkApp() {
   return app;
 }
 
-const app = SYSTEM === 'aisdk' ? aiSdkApp() : parlanceApp();
-const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;
+function listen(): Server {
+  if (SYSTEM === 'floor') return createServer(floorHandler({ openai: MOCK_OPENAI!, anthropic: MOCK_ANTHROPIC!, key: KEY }, weather)).listen(0, '127.0.0.1');
+  const app = SYSTEM === 'aisdk' ? aiSdkApp() : parlanceApp();
+  return serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;
+}
+const server = listen();
 server.once('listening', () => send({ type: 'ready', port: (server.address() as AddressInfo).port }));
 
 let peak = 0;

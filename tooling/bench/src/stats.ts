@@ -25,15 +25,20 @@ export interface Row {
   what: string;
   parlance: string;
   aisdk: string;
+  /** The floor's figure, or '–' where no floor applies (React commits). */
+  floor: string;
   ratio: string;
+  floorRatio: string;
 }
 
-/** A Markdown table (the README keeps the latest one). */
+const COLUMNS = ['what', 'parlance', 'aisdk', 'floor', 'ratio', 'floorRatio'] as const;
+
+/** A Markdown table (the README keeps the latest one, copied by update-readme.ts). */
 export function table(rows: Row[]): string {
-  const head: Row = { what: 'measure', parlance: 'Parlance', aisdk: 'AI SDK', ratio: 'Parlance / AI SDK' };
+  const head: Row = { what: 'measure', parlance: 'Parlance', aisdk: 'AI SDK', floor: 'floor', ratio: 'Parlance / AI SDK', floorRatio: 'Parlance / floor' };
   const all = [head, ...rows];
   const width = (k: keyof Row) => Math.max(...all.map((r) => r[k].length));
-  const line = (r: Row) => `| ${(['what', 'parlance', 'aisdk', 'ratio'] as const).map((k) => r[k].padEnd(width(k))).join(' | ')} |`;
-  const rule = `| ${(['what', 'parlance', 'aisdk', 'ratio'] as const).map((k) => '-'.repeat(width(k))).join(' | ')} |`;
+  const line = (r: Row) => `| ${COLUMNS.map((k) => r[k].padEnd(width(k))).join(' | ')} |`;
+  const rule = `| ${COLUMNS.map((k) => '-'.repeat(width(k))).join(' | ')} |`;
   return [line(head), rule, ...rows.map(line)].join('\n');
 }

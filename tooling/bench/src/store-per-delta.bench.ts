@@ -6,6 +6,7 @@
  */
 // The reducer is internal to @parlance/client: reached by path, as tests do.
 import { chatReducer, initialChatState, settle, type ChatState } from '../../../packages/client/src/chat-reducer.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createFoldState, reduceEvents, type Event, type Message } from '@parlance/protocol';
 
 const DELTAS = 20_000;
@@ -49,21 +50,34 @@ function fold(messages: Message[]): number {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-console.log(`\nClient store per delta (pre-parsed events, ${DELTAS.toLocaleString('en')} deltas, median of ${ROUNDS}; µs per delta)`);
-console.log('prior messages   chatReducer   bare fold   store / fold   store vs 0 prior');
+const lines = [`Client store per delta (pre-parsed events, ${DELTAS.toLocaleString('en')} deltas, median of ${ROUNDS}; µs per delta)`, 'prior messages   chatReducer   bare fold   store / fold   store vs 0 prior'];
+console.log(`\n${lines.join('\n')}`);
 // Warm up the JIT on both paths before anything is measured.
-for (let i = 0; i < 3; i++) (store(prior(10)), fold(prior(10)));
+for (let i = 0; i < 3; i++) {
+  store(prior(10));
+  fold(prior(10));
+}
 let base: number | undefined;
 for (const count of [0, 1_000, 10_000]) {
   const messages = prior(count);
   const s: number[] = [];
   const f: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    if (round % 2) (s.push(store(messages)), f.push(fold(messages)));
-    else (f.push(fold(messages)), s.push(store(messages)));
+    if (round % 2) {
+      s.push(store(messages));
+      f.push(fold(messages));
+    } else {
+      f.push(fold(messages));
+      s.push(store(messages));
+    }
   }
   const ms = median(s);
   const mf = median(f);
   base ??= ms;
-  console.log(`${String(count).padStart(14)}   ${ms.toFixed(2).padStart(11)}   ${mf.toFixed(2).padStart(9)}   ${(ms / mf).toFixed(2).padStart(11)}x   ${(ms / base).toFixed(2).padStart(15)}x`);
+  const line = `${String(count).padStart(14)}   ${ms.toFixed(2).padStart(11)}   ${mf.toFixed(2).padStart(9)}   ${(ms / mf).toFixed(2).padStart(11)}x   ${(ms / base).toFixed(2).padStart(15)}x`;
+  console.log(line);
+  lines.push(line);
 }
+const out = new URL('../results/', import.meta.url);
+mkdirSync(out, { recursive: true });
+writeFileSync(new URL('store-per-delta.md', out), `\`\`\`\n${lines.join('\n')}\n\`\`\`\n`);
