@@ -3,5 +3,6 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 30_000, // a guard against a hang on 2 busy cores, not a speed check
   },
 });

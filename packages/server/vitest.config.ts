@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'node', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], environment: 'node' } },
+      { test: { name: 'node', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], environment: 'node', testTimeout: 30_000 } }, // a guard against a hang on 2 busy cores, not a speed check
       {
         // Inside workerd (the Workers runtime) through @cloudflare/vitest-pool-workers.
         plugins: [cloudflareTest({ wrangler: { configPath: './test-workerd/wrangler.jsonc' } })],

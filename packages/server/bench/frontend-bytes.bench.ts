@@ -22,7 +22,7 @@ function server(steps: number, outputBytes: number) {
     { id: 'mock', baseURL: 'http://mock.invalid', auth: 'none', dialect: 'anthropic_messages', models: { model: { contextWindow: 1_000_000, maxOutputTokens: 4_096, input: ['text'] } } },
     { fetch: async (input, init) => upstream(new Request(input, init)), retry: false },
   );
-  const lookup = tool({ name: 'lookup', input: { type: 'object', properties: { page: { type: 'number' } } }, execute: ({ page }: { page: number }) => ({ page, text: 'x'.repeat(outputBytes) }) });
+  const lookup = tool({ name: 'lookup', input: { type: 'object', properties: { page: { type: 'number' } } }, execute: (input) => ({ page: (input as { page: number }).page, text: 'x'.repeat(outputBytes) }) });
   const options = {
     models: [{ id: 'mock:model', provider: 'mock' }],
     env: { PARLANCE_SECRET: SECRET },
