@@ -96,7 +96,7 @@ describe('the packed packages', () => {
       }
     };
     await Promise.all([check(), check()]);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('a scratch app installs the tarballs with npm and runs the README', () => {

@@ -1,10 +1,10 @@
 /**
  * How a run is traced. Spans follow the OpenTelemetry GenAI semantic conventions
- * (https://opentelemetry.io/docs/specs/semconv/gen-ai/) and go through
- * `@opentelemetry/api` only: with no tracer provider registered every span is a
- * no-op and the run is not instrumented at all.
+ * (https://opentelemetry.io/docs/specs/semconv/gen-ai/) and go to the tracer you give or the
+ * tracer provider your app registered with `@opentelemetry/api`: with neither the run is not
+ * instrumented at all, and the engine does not import `@opentelemetry/api` (see ./otel-api.ts).
  */
-import type { Attributes, Tracer } from '@opentelemetry/api';
+import type { Attributes, Tracer } from './otel-api.ts';
 
 /**
  * The `telemetry` option of an engine or a call.

@@ -5,7 +5,7 @@
  * the one format every tracing backend reads. The thread may come from a browser:
  * anything that is not a well-formed traceparent is ignored.
  */
-import { isSpanContextValid, type SpanContext } from '@opentelemetry/api';
+import { isSpanContextValid, type SpanContext } from './otel-api.ts';
 
 /**
  * The thread metadata key under which a traced run leaves its span context

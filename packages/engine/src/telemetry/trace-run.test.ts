@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type Context, type ContextManager, context as otelContext, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { createThread, threadAfterRun, type ChatFinishEvent, type Event } from '@parlance/protocol';
 import { fakeModel } from '@parlance/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -215,6 +216,37 @@ describe('OpenTelemetry spans of a run', () => {
     trace.setGlobalTracerProvider(provider);
     await createEngine({ model: fakeModel({ script }), tools: [weather] }).chat({ prompt: 'x' });
     expect(spans().map((s) => s.name).sort()).toEqual(['chat fake-model', 'chat fake-model', 'execute_tool weather', 'invoke_agent']);
+  });
+
+  it("joins the app's active span through the context manager the app registered (the engine imports no @opentelemetry/api)", async () => {
+    // A context manager on AsyncLocalStorage, as @opentelemetry/context-async-hooks registers one.
+    const storage = new AsyncLocalStorage<Context>();
+    const manager: ContextManager = {
+      active: () => storage.getStore() ?? ROOT_CONTEXT,
+      with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
+      bind: (_ctx, target) => target,
+      enable() { return this; },
+      disable() { storage.disable(); return this; },
+    };
+    otelContext.setGlobalContextManager(manager);
+    try {
+      const { provider, spans } = memoryTracer();
+      trace.setGlobalTracerProvider(provider);
+      let activeInTool: string | undefined;
+      const probe = tool({ name: 'weather', input: z.object({ city: z.string() }), execute: () => {
+          activeInTool = trace.getActiveSpan()?.spanContext().spanId;
+          return { tempC: 21 };
+        },
+      });
+      const request = provider.getTracer('app').startSpan('POST /api/chat');
+      await otelContext.with(trace.setSpan(otelContext.active(), request), () => createEngine({ model: fakeModel({ script: twoSteps }), tools: [probe] }).chat({ prompt: 'x' }));
+      request.end();
+      const all = spans();
+      expect(one(all, 'invoke_agent').parentSpanId).toBe(request.spanContext().spanId);
+      expect(activeInTool).toBe(one(all, 'execute_tool weather').spanId);
+    } finally {
+      otelContext.disable();
+    }
   });
 
   it('a session resumed in a new process links its run to the original trace', async () => {

@@ -13,20 +13,23 @@
  * is left exactly as it was, so an untraced run pays one no-op span per run, nothing per event.
  * Cost, halt reason and step live in our own `parlance.*` namespace.
  */
-import {
-  SpanKind,
-  SpanStatusCode,
-  context as otelContext,
-  trace,
-  type Attributes,
-  type Context,
-  type Link,
-  type Span,
-  type Tracer,
-} from '@opentelemetry/api';
 import type { Event, FinishReason, LanguageModel, Message, ModelCallOptions, ModelRequest, Usage } from '@parlance/protocol';
 import type { RunConfig } from '../loop/run-chat.ts';
 import type { AnyTool } from '../tools/tool.ts';
+import {
+  activeContext,
+  type Attributes,
+  type Context,
+  contextWithSpan,
+  globalTracer,
+  type Link,
+  SPAN_KIND_CLIENT,
+  SPAN_KIND_INTERNAL,
+  type Span,
+  STATUS_ERROR,
+  type Tracer,
+  withContext,
+} from './otel-api.ts';
 import type { TelemetryOptions } from './telemetry-options.ts';
 import { traceFromMetadata, withTrace } from './trace-context.ts';
 
@@ -39,8 +42,9 @@ export function providerName(provider: string): string {
   return PROVIDER_NAMES[provider] ?? provider;
 }
 
-function tracerOf(options: TelemetryOptions | undefined): Tracer {
-  return options?.tracer ?? trace.getTracer(TRACER_NAME);
+/** The tracer to use, or undefined when the app gave none and registered no provider (no spans at all). */
+function tracerOf(options: TelemetryOptions | undefined): Tracer | undefined {
+  return options?.tracer ?? globalTracer(TRACER_NAME);
 }
 
 function usageAttributes(usage: Usage | undefined): Attributes {
@@ -64,7 +68,7 @@ function finishReasonValue(reason: FinishReason): string {
 
 function fail(span: Span, type: string, message: string): void {
   span.setAttribute('error.type', type);
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setStatus({ code: STATUS_ERROR, message });
 }
 
 function errorType(error: unknown): string {
@@ -139,9 +143,9 @@ function tracedStream(model: LanguageModel, request: Omit<ModelRequest, 'model'>
         if (request.system !== undefined) attributes['gen_ai.system_instructions'] = json([{ type: 'text', content: request.system }]);
         attributes['gen_ai.input.messages'] = json(conventionMessages(request.messages));
       }
-      const span = state.tracer.startSpan(`chat ${model.modelId}`, { kind: SpanKind.CLIENT, attributes }, state.parent);
-      const active = trace.setSpan(state.parent, span);
-      const inner = otelContext.with(active, () => model.stream(request, options)[Symbol.asyncIterator]());
+      const span = state.tracer.startSpan(`chat ${model.modelId}`, { kind: SPAN_KIND_CLIENT, attributes }, state.parent);
+      const active = contextWithSpan(state.parent, span);
+      const inner = withContext(active, () => model.stream(request, options)[Symbol.asyncIterator]());
       let open = true;
       let text = '';
       const calls: { id: string; name: string; arguments?: unknown }[] = [];
@@ -196,7 +200,7 @@ function tracedStream(model: LanguageModel, request: Omit<ModelRequest, 'model'>
       return {
         async next(): Promise<IteratorResult<Event>> {
           try {
-            const next = await otelContext.with(active, () => inner.next());
+            const next = await withContext(active, () => inner.next());
             if (next.done) end('done');
             else observe(next.value);
             return next;
@@ -230,7 +234,7 @@ function traceTool(tool: AnyTool, state: RunState): AnyTool {
       if (tool.description !== undefined) attributes['gen_ai.tool.description'] = tool.description;
       if (state.step !== undefined) attributes['parlance.step'] = state.step;
       if (state.recordContent) attributes['gen_ai.tool.call.arguments'] = json(input);
-      const span = state.tracer.startSpan(`execute_tool ${tool.name}`, { kind: SpanKind.INTERNAL, attributes }, state.parent);
+      const span = state.tracer.startSpan(`execute_tool ${tool.name}`, { kind: SPAN_KIND_INTERNAL, attributes }, state.parent);
       let open = true;
       const end = (error?: unknown) => {
         if (!open) return;
@@ -242,7 +246,7 @@ function traceTool(tool: AnyTool, state: RunState): AnyTool {
       const onAbort = () => end(context.signal.reason ?? new Error('aborted'));
       context.signal.addEventListener('abort', onAbort, { once: true });
       try {
-        const output = await otelContext.with(trace.setSpan(state.parent, span), () => execute(input, context));
+        const output = await withContext(contextWithSpan(state.parent, span), () => execute(input, context));
         if (open && state.recordContent) span.setAttribute('gen_ai.tool.call.result', json(output));
         end();
         return output;
@@ -281,6 +285,7 @@ function traceTools(tools: ReadonlyMap<string, AnyTool>, state: RunState, cache:
 export function traceRun(config: RunConfig, options: TelemetryOptions | false | undefined, resumed: boolean): RunConfig {
   if (options === false) return config;
   const tracer = tracerOf(options);
+  if (!tracer) return config;
   const attributes: Attributes = {
     ...options?.attributes,
     'gen_ai.operation.name': 'invoke_agent',
@@ -292,9 +297,9 @@ export function traceRun(config: RunConfig, options: TelemetryOptions | false | 
   const links: Link[] = [];
   const previous = traceFromMetadata(config.threadMetadata);
   if (previous) links.push({ context: previous, attributes: { 'parlance.link.type': resumed ? 'resume' : 'previous-run' } });
-  const parent = otelContext.active();
+  const parent = activeContext();
   const name = options?.agentName ? `invoke_agent ${options.agentName}` : 'invoke_agent';
-  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes, links }, parent);
+  const span = tracer.startSpan(name, { kind: SPAN_KIND_INTERNAL, attributes, links }, parent);
   if (!span.isRecording()) {
     span.end();
     return config;
@@ -302,7 +307,7 @@ export function traceRun(config: RunConfig, options: TelemetryOptions | false | 
   const state: RunState = {
     tracer,
     recordContent: options?.recordContent === true,
-    parent: trace.setSpan(parent, span),
+    parent: contextWithSpan(parent, span),
     step: undefined,
     conversationId: config.threadId,
   };
@@ -333,10 +338,12 @@ export function traceRun(config: RunConfig, options: TelemetryOptions | false | 
 /** One model call outside a run (`generate`): a root `chat {model}` span, no run span. */
 export function traceCall(config: RunConfig, options: TelemetryOptions | false | undefined): RunConfig {
   if (options === false) return config;
+  const tracer = tracerOf(options);
+  if (!tracer) return config;
   const state: RunState = {
-    tracer: tracerOf(options),
+    tracer,
     recordContent: options?.recordContent === true,
-    parent: otelContext.active(),
+    parent: activeContext(),
     step: undefined,
     conversationId: config.threadId,
   };

@@ -1,86 +1,56 @@
 /**
- * A small JSON Schema checker for plain-JSON-Schema tools and outputs: the keywords
- * models are given in practice (type, properties, required, additionalProperties,
- * items, enum, const, anyOf/oneOf/allOf, string and number bounds). It reports
- * problems as readable strings the model can act on; unknown keywords are ignored,
- * never rejected. Full validation belongs to a schema library (Standard Schema).
+ * JSON Schema validation for plain-JSON-Schema tools and outputs (MCP tools, hand-written
+ * schemas), by `@cfworker/json-schema`: complete drafts 4 to 2020-12 (`$ref`/`$defs`, `format`,
+ * `multipleOf`, `uniqueItems`, `not`, `if`/`then`/`else`, `dependentRequired`, ...), no `eval` or
+ * `new Function`, so it runs on Workers and other edge runtimes where ajv's compiled validators
+ * cannot. A hand-written checker had ignored every keyword it did not know, so an MCP tool whose
+ * schema used `$ref` went unchecked. Problems come back as `path: message` strings a model can act on.
  * Keywords: https://json-schema.org/draft/2020-12/json-schema-validation
  */
+import { type OutputUnit, type Schema, Validator } from '@cfworker/json-schema';
 import type { JSONSchema } from '@parlance/protocol';
 
-function typeOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
+/** Keywords whose error only says that something below failed: the error below says what. */
+const WRAPPERS = new Set(['properties', 'items', 'prefixItems', 'additionalProperties', 'patternProperties', 'allOf', '$ref', 'dependentSchemas', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'then', 'else', 'if', 'propertyNames']);
+
+/** `#/a/0/b` -> `a[0].b` (`value` for the root). */
+function pathOf(instanceLocation: string): string {
+  const parts = instanceLocation
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((part) => decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (parts.length === 0) return 'value';
+  return parts.map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
 }
 
-function matchesType(value: unknown, type: string): boolean {
-  const actual = typeOf(value);
-  if (type === 'number') return actual === 'number' || actual === 'integer';
-  return actual === type;
+function message(unit: OutputUnit): string {
+  // "Instance does not have required property "name"." -> "name: required"
+  const missing = unit.keyword === 'required' ? /required property "([^"]+)"/.exec(unit.error)?.[1] : undefined;
+  if (missing !== undefined) {
+    const base = pathOf(unit.instanceLocation);
+    return `${base === 'value' ? '' : `${base}.`}${missing}: required`;
+  }
+  return `${pathOf(unit.instanceLocation)}: ${unit.error.replace(/\.$/, '')}`;
 }
 
-function at(path: string): string {
-  return path === '' ? 'value' : path;
-}
+/** A schema's validator, compiled once. */
+const validators = new WeakMap<object, Validator>();
 
-export function validateJsonSchema(schema: JSONSchema, value: unknown, path = ''): string[] {
-  const problems: string[] = [];
-  const s = schema as Record<string, unknown>;
-  if (s.type !== undefined) {
-    const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
-    if (!types.some((t) => matchesType(value, t))) {
-      return [`${at(path)}: expected ${types.join(' or ')}, got ${typeOf(value)}`];
-    }
+/**
+ * Problems of `value` against `schema` (draft 2020-12 unless the schema's `$schema` names another),
+ * as readable strings; empty when it is valid.
+ */
+export function validateJsonSchema(schema: JSONSchema, value: unknown): string[] {
+  let validator = validators.get(schema);
+  if (!validator) {
+    const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
+    const draft = declared.includes('draft-04') ? '4' : declared.includes('draft-07') ? '7' : declared.includes('2019-09') ? '2019-09' : '2020-12';
+    validator = new Validator(schema as Schema, draft, false);
+    validators.set(schema, validator);
   }
-  if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) {
-    problems.push(`${at(path)}: must be one of ${s.enum.map((e) => JSON.stringify(e)).join(', ')}`);
-  }
-  if ('const' in s && JSON.stringify(s.const) !== JSON.stringify(value)) {
-    problems.push(`${at(path)}: must be ${JSON.stringify(s.const)}`);
-  }
-  if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) {
-    const options = (s.anyOf ?? s.oneOf) as JSONSchema[];
-    if (!options.some((option) => validateJsonSchema(option, value, path).length === 0)) {
-      problems.push(`${at(path)}: does not match any allowed shape`);
-    }
-  }
-  if (Array.isArray(s.allOf)) for (const part of s.allOf as JSONSchema[]) problems.push(...validateJsonSchema(part, value, path));
-  if (typeof value === 'string') {
-    if (typeof s.minLength === 'number' && value.length < s.minLength) problems.push(`${at(path)}: shorter than ${s.minLength}`);
-    if (typeof s.maxLength === 'number' && value.length > s.maxLength) problems.push(`${at(path)}: longer than ${s.maxLength}`);
-    if (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(value)) {
-      problems.push(`${at(path)}: does not match ${s.pattern}`);
-    }
-  }
-  if (typeof value === 'number') {
-    if (typeof s.minimum === 'number' && value < s.minimum) problems.push(`${at(path)}: less than ${s.minimum}`);
-    if (typeof s.maximum === 'number' && value > s.maximum) problems.push(`${at(path)}: greater than ${s.maximum}`);
-  }
-  if (Array.isArray(value)) {
-    if (typeof s.minItems === 'number' && value.length < s.minItems) problems.push(`${at(path)}: fewer than ${s.minItems} items`);
-    if (typeof s.maxItems === 'number' && value.length > s.maxItems) problems.push(`${at(path)}: more than ${s.maxItems} items`);
-    if (typeof s.items === 'object' && s.items !== null) {
-      value.forEach((item, i) => {
-        problems.push(...validateJsonSchema(s.items as JSONSchema, item, `${path}[${i}]`));
-      });
-    }
-  }
-  if (typeOf(value) === 'object') {
-    const object = value as Record<string, unknown>;
-    const properties = (s.properties ?? {}) as Record<string, JSONSchema>;
-    for (const key of (s.required ?? []) as string[]) {
-      if (!(key in object)) problems.push(`${path ? `${path}.` : ''}${key}: required`);
-    }
-    for (const [key, child] of Object.entries(object)) {
-      const childPath = path ? `${path}.${key}` : key;
-      if (key in properties) problems.push(...validateJsonSchema(properties[key]!, child, childPath));
-      else if (s.additionalProperties === false) problems.push(`${childPath}: not allowed`);
-      else if (typeof s.additionalProperties === 'object' && s.additionalProperties !== null) {
-        problems.push(...validateJsonSchema(s.additionalProperties as JSONSchema, child, childPath));
-      }
-    }
-  }
-  return problems;
+  const result = validator.validate(value);
+  if (result.valid) return [];
+  const leaves = result.errors.filter((unit) => !WRAPPERS.has(unit.keyword));
+  return [...new Set((leaves.length ? leaves : result.errors).map(message))];
 }
