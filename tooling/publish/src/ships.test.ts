@@ -13,8 +13,13 @@ import { packAll } from './pack.ts';
 import { INSTALL_GOAL_BYTES, measureShips, type Ships } from './ships.ts';
 import { publishedPackages } from './workspace.ts';
 
-/** Today's quick-start Worker from the tarballs is 95.4 KB gzipped; the goal is 90 KB (see the bench). */
-const WORKER_BUDGET_GZ = 96 * 1024;
+/**
+ * A regression guard, not the goal: the quick-start Worker from the tarballs is 101.9 KB gzipped
+ * (112.5 before per-module dist and tracing without @opentelemetry/api; @cfworker/json-schema adds
+ * 6.5); the goal is 90 KB (WORKER_GOAL_GZ, printed by the bench), which needs per-provider entry
+ * points: every dialect's client half (82 KB minified) and the whole model catalog (30 KB) ship today.
+ */
+const WORKER_BUDGET_GZ = 103 * 1024;
 
 let out: string;
 let ships: Ships;
