@@ -37,7 +37,7 @@ const VERSIONS: Record<string, string> = {
 };
 const bin = (name: string) => join(import.meta.dirname, '../node_modules/.bin', name);
 
-export interface ReadmeSection {
+interface ReadmeSection {
   files: Record<string, string>;
   /** The command in each file's label ("`server.bun.ts` (`bun server.bun.ts`):"), when it has one. */
   commands: Record<string, string>;
@@ -45,7 +45,7 @@ export interface ReadmeSection {
 }
 
 /** The files, run commands and installed packages of the README section under `heading`. */
-export function readSection(readme: string, heading: string): ReadmeSection {
+function readSection(readme: string, heading: string): ReadmeSection {
   const start = readme.indexOf(`\n## ${heading}`);
   if (start < 0) throw new Error(`README has no section "${heading}"`);
   const end = readme.indexOf('\n## ', start + 1);

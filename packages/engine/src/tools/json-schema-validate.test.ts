@@ -15,6 +15,7 @@ const CASES: [string, Record<string, unknown>, unknown, unknown, RegExp][] = [
   ['multipleOf', { type: 'number', multipleOf: 0.5 }, 1.5, 1.3, /multiple/i],
   ['uniqueItems', { type: 'array', uniqueItems: true }, [1, 2], [1, 1], /unique|duplicate/i],
   ['not', { not: { type: 'string' } }, 1, 'a', /^value: /],
+  // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword under test.
   ['if / then', { if: { properties: { kind: { const: 'a' } } }, then: { required: ['x'] } }, { kind: 'a', x: 1 }, { kind: 'a' }, /^x: required$/],
   ['exclusiveMinimum', { type: 'number', exclusiveMinimum: 0 }, 1, 0, /^value: /],
   ['anyOf', { anyOf: [{ type: 'string' }, { type: 'number' }] }, 1, true, /^value: /],
