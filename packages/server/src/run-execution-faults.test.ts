@@ -96,9 +96,13 @@ describe('a store that stops answering mid-run', () => {
     expect(stored.filter((e) => e.type === 'chat-finish')).toHaveLength(1);
   });
 
-  it('down past the grace and back for the ending: the upstream call is aborted, the run ends store_unavailable once', async () => {
+  it.each([
+    { mode: 'refuse' as const, stored: 5 },
+    // The given-up append was stored after all: it is there once, and the ending still comes after it whole.
+    { mode: 'lose-reply' as const, stored: 6 },
+  ])('down past the grace ($mode) and back for the ending: the upstream call is aborted, the run ends store_unavailable once', async ({ mode, stored: kept }) => {
     const { memory, store, state, failFrom } = faultyStore();
-    failFrom(5, 'refuse');
+    failFrom(5, mode);
     const run = await start(store);
     // Back as soon as the upstream call was aborted: the ending gets a grace of its own.
     for (let i = 0; i < 200 && !run.calls[0]?.signal.aborted; i++) await sleep(10);
@@ -106,7 +110,7 @@ describe('a store that stops answering mid-run', () => {
     state.mode = 'up';
     await run.done;
     const stored = await events(memory, run.runId);
-    expect(textOf(stored)).toBe(WORDS.slice(0, 5).join(''));
+    expect(textOf(stored)).toBe(WORDS.slice(0, kept).join(''));
     expect(stored.slice(-2)).toEqual([
       expect.objectContaining({ type: 'error', code: 'store_unavailable' }),
       expect.objectContaining({ type: 'chat-finish', haltReason: 'error', error: expect.objectContaining({ code: 'store_unavailable' }) }),

@@ -57,8 +57,11 @@ export async function executeRun(execution: RunExecution): Promise<void> {
   let cancelTimer: ReturnType<typeof setTimeout> | undefined;
   /** When the store last answered. */
   let storeOk = Date.now();
-  /** The sequence the next event gets (retries name it, so a lost answer is not a second copy). */
-  let next = 0;
+  /**
+   * The sequence the next event gets (retries name it, so a lost answer is not a second copy);
+   * undefined after a write was given up (it may or may not have been stored) until an append answers.
+   */
+  let next: number | undefined = 0;
   /** A write failed for good (the store is gone or did not answer within the grace): nothing more is written until the ending. */
   let broken = false;
   /** The store said the run is gone or was ended by another instance: nothing more is written, not even an ending. */
@@ -95,6 +98,7 @@ export async function executeRun(execution: RunExecution): Promise<void> {
         const left = storeOk + graceMs - Date.now();
         if (left <= 0) {
           broken = true;
+          next = undefined;
           throw storeUnavailable(error);
         }
         if (attempt === 0) execution.onError(error);

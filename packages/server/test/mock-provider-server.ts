@@ -16,15 +16,17 @@ export interface MockProviderServerOptions {
   model: string;
   /** Called with the port once the server listens. */
   onReady: (port: number) => void;
+  /** More engine settings (e.g. `maxQueuedBytes`). */
+  engine?: { maxQueuedBytes?: number };
 }
 
-export function serveOnMockProvider({ mockUrl, store, model, onReady }: MockProviderServerOptions): Server {
+export function serveOnMockProvider({ mockUrl, store, model, onReady, engine }: MockProviderServerOptions): Server {
   const provider = openaiCompatible({ id: 'mock', baseURL: `${mockUrl}/v1`, apiKeyEnv: 'MOCK_API_KEY' });
   const app = createParlanceApp({
     models: [{ id: `mock:${model}`, provider: 'mock' }],
     env: { MOCK_API_KEY: 'sk-test-not-a-secret' },
     store,
-    run: engineRunner({ engine: { resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { mock: provider } }) } }),
+    run: engineRunner({ engine: { ...engine, resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { mock: provider } }) } }),
   });
   // Without createServer options, serve() makes a plain node:http server.
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;

@@ -112,6 +112,10 @@ describe('two server instances on one Redis', () => {
     a.child.kill('SIGKILL');
     const after = await rest(onB);
     const events = [...seen, ...after].map((e) => e.event);
+    // No delta lost or twice across the two connections (ids 0, 1, 2, ... once each), exactly one ending.
+    const ids = [...seen, ...after].map((e) => Number(e.id));
+    expect(ids).toEqual(ids.map((_, i) => i));
+    expect(events.filter((e) => e.type === 'chat-finish')).toHaveLength(1);
     expect(after.at(-2)!.event).toMatchObject({ type: 'error', code: 'run_lost', retryable: true });
     expect(after.at(-1)!.event).toMatchObject({ type: 'chat-finish', haltReason: 'error', error: { code: 'run_lost' } });
     // What a client folds from these events: the partial answer is there, marked as failed.

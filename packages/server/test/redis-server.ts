@@ -22,12 +22,20 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(): Promise<RedisServer> {
+export interface RedisOptions {
+  /** A port to use (a restart on the same port); default a free one. */
+  port?: number;
+  /** Persist every write to an append-only file in this folder (`appendfsync always`), so a restart keeps the data. */
+  aofDir?: string;
+}
+
+export async function startRedis(options: RedisOptions = {}): Promise<RedisServer> {
   for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
+    const persistence = options.aofDir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.aofDir] : ['--appendonly', 'no'];
     const child: ChildProcess = spawn(
       process.env.REDIS_SERVER ?? '/usr/bin/redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--protected-mode', 'yes'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const ready = await new Promise<boolean>((resolve) => {
@@ -61,6 +69,6 @@ export async function startRedis(): Promise<RedisServer> {
     }
     child.kill('SIGKILL');
     // The port was taken between finding it and binding it (another test): try another.
-    if (attempt >= 3) throw new Error('redis-server did not start');
+    if (attempt >= 3 || options.port !== undefined) throw new Error('redis-server did not start');
   }
 }
