@@ -144,10 +144,32 @@ function splitTools(entries: SharedOptions['tools']): { tools: Map<string, AnyTo
   return { tools: toolMap(plain), sources };
 }
 
-function loadTools(plain: ReadonlyMap<string, AnyTool>, sources: ToolSource[]): () => Promise<ReadonlyMap<string, AnyTool>> {
-  return async () => {
+/**
+ * Plain tools, then each source's current tools. A source never stops a run that does not need it:
+ * a tool whose name is already taken (by a plain tool or an earlier source: an MCP server listing
+ * a name of the app's own) is left out, and a source that fails to list keeps none of its tools;
+ * `warn` is told either way.
+ */
+function loadTools(plain: ReadonlyMap<string, AnyTool>, sources: ToolSource[]): (warn?: (message: string) => void) => Promise<ReadonlyMap<string, AnyTool>> {
+  return async (warn) => {
     const map = new Map(plain);
-    for (const source of sources) toolMap(await source.currentTools(), map);
+    for (const source of sources) {
+      let listed: readonly AnyTool[];
+      try {
+        listed = await source.currentTools();
+      } catch (error) {
+        warn?.(`A tool source could not list its tools, so none of them is offered: ${error instanceof Error ? error.message : String(error)}`);
+        continue;
+      }
+      for (const entry of listed) {
+        if (!isTool(entry)) throw new ParlanceError('invalid_request', 'Every entry of `tools` must come from tool() or be a tool source');
+        if (map.has(entry.name)) {
+          warn?.(`Two tools are named "${entry.name}": the one from a tool source is left out`);
+          continue;
+        }
+        map.set(entry.name, entry);
+      }
+    }
     return map;
   };
 }

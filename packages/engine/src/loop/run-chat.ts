@@ -52,7 +52,7 @@ export interface RunConfig {
   base: Omit<ModelRequest, 'model' | 'messages'>;
   tools: ReadonlyMap<string, AnyTool>;
   /** Re-reads the tools before every model call (tool sources whose list may change); replaces `tools`. */
-  loadTools?: () => Promise<ReadonlyMap<string, AnyTool>>;
+  loadTools?: (warn?: (message: string) => void) => Promise<ReadonlyMap<string, AnyTool>>;
   /** The input thread's metadata, kept on the thread the run reports. */
   threadMetadata?: Record<string, unknown>;
   /** The run changed `threadMetadata` (it records its trace context): `chat-finish` carries it as `metadata`. */
@@ -307,10 +307,18 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
 
   const lastStep = (): StepResult => toChatResult(collected).steps.at(-1)!;
 
+  // What a tool source left out, said once per run (a `warning` event), not once per round.
+  const warned = new Set<string>();
+  const warnOnce = (message: string) => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    emit({ type: 'warning', setting: 'tools', message });
+  };
+
   const loop = async (): Promise<Halt> => {
     // Resume: the calls the thread still owes results for, with what the caller sent.
     const owed = owedCalls(fold.messages);
-    if (config.loadTools) tools = await config.loadTools();
+    if (config.loadTools) tools = await config.loadTools(warnOnce);
     if (owed.length > 0) {
       const halt = await processCalls(owed, config.resume);
       if (halt) return halt;
@@ -319,7 +327,7 @@ async function drive(config: RunConfig, controller: AbortController, output: (ev
     for (let step = 0; ; step++) {
       if (step >= config.maxSteps) return new Halt('max-steps');
       emit({ type: 'step-start', step });
-      if (config.loadTools && step > 0) tools = await config.loadTools();
+      if (config.loadTools && step > 0) tools = await config.loadTools(warnOnce);
       let request = buildRequest();
       // A summary's model call is part of the run: its usage counts in the run's total.
       const fit = {

@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createEngine, tool, type AnyTool, type ToolSource } from '../index.ts';
 
+const own = tool({ name: 'own', input: z.object({}), execute: () => 'mine' });
+const remote = (name: string) => tool({ name, input: z.object({}), execute: () => 'theirs' });
+
 describe('tool sources', () => {
   it('are read before every model call: a tool added by one round is offered and run in the next', async () => {
     const added: AnyTool[] = [];
@@ -31,12 +34,20 @@ describe('tool sources', () => {
     expect(result.steps[1]!.toolResults).toMatchObject([{ name: 'secret', output: 'the secret is 42' }]);
   });
 
-  it('a name taken twice across sources ends the run with invalid_request', async () => {
-    const twice = tool({ name: 'twice', input: z.object({}), execute: () => 1 });
-    const model = fakeModel({ script: [{ text: 'hi' }] });
-    const result = await createEngine({ model, tools: [twice, { currentTools: () => [twice] }] }).chat({ prompt: 'go' });
-    expect(result.haltReason).toBe('error');
-    expect(result.error).toMatchObject({ code: 'invalid_request', message: 'Two tools are named "twice"' });
+  it.each([
+    { case: 'a source reuses a plain tool\'s name', tools: () => [own, { currentTools: () => [remote('own'), remote('extra')] }], offered: ['own', 'extra'], warning: 'Two tools are named "own": the one from a tool source is left out' },
+    { case: 'two sources share a name', tools: () => [own, { currentTools: () => [remote('shared')] }, { currentTools: () => [remote('shared')] }], offered: ['own', 'shared'], warning: 'Two tools are named "shared": the one from a tool source is left out' },
+    { case: 'a source lists one name twice', tools: () => [own, { currentTools: () => [remote('dup'), remote('dup')] }], offered: ['own', 'dup'], warning: 'Two tools are named "dup": the one from a tool source is left out' },
+    { case: 'a source fails to list', tools: () => [own, { currentTools: async () => { throw new Error('server gone'); } }], offered: ['own'], warning: 'A tool source could not list its tools, so none of them is offered: server gone' },
+  ])('a run that does not need it goes on when $case: the colliding tool alone is left out, with one warning', async ({ tools, offered, warning }) => {
+    const model = fakeModel({ script: [{ toolCalls: [{ id: 'a', name: 'own', input: {} }] }, { text: 'done' }] });
+    const events = [];
+    for await (const event of createEngine({ model, tools: tools() as never }).streamChat({ prompt: 'go' })) events.push(event);
+    expect(events.at(-1)).toMatchObject({ type: 'chat-finish', haltReason: 'completed' });
+    expect(model.requests.map((r) => r.tools?.map((t) => t.name))).toEqual([offered, offered]);
+    expect(events.filter((e) => e.type === 'warning')).toEqual([{ type: 'warning', setting: 'tools', message: warning }]);
+    // The app's own tool is the one that ran.
+    expect(events.find((e) => e.type === 'tool-result')).toMatchObject({ output: 'mine' });
   });
 
   it('generate offers a source\'s current tools', async () => {

@@ -6,7 +6,10 @@
 import type { AnyTool } from './tool.ts';
 
 /**
- * Tools that can change between rounds. Put one in `tools` next to plain tools.
+ * Tools that can change between rounds. Put one in `tools` next to plain tools. A source never
+ * stops a run: a tool of it whose name is taken (by a plain tool or an earlier source) is left out,
+ * and a source that fails to list offers nothing that round; each is said once per run in a
+ * `warning` event (`setting: 'tools'`).
  *
  * @example
  * ```ts
