@@ -17,5 +17,16 @@ export {
 export { chatBodySchema, resumeSchema } from './schema.ts';
 export type { ModelEntry } from '@parlance/protocol';
 export { DEFAULT_HEARTBEAT_MS, SSE_HEADERS, sseResponse } from './sse.ts';
+export {
+  createRateLimiter,
+  gatewayRateLimit,
+  memoryRateLimitStore,
+  serverRateLimit,
+  type MemoryRateLimitStoreOptions,
+  type RateLimiter,
+  type RateLimiterOptions,
+  type RateLimitResult,
+  type RateLimitStore,
+} from './rate-limit.ts';
 export { catalogModels, engineRunner, type EngineRunnerOptions } from './engine-runner.ts';
 export { clientOptionsSchema, type ClientOptions } from './schema.ts';
