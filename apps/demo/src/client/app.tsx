@@ -8,7 +8,7 @@ import { threadKeys, useThread, useThreads } from '@parlance/react/query';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Chat } from './chat.tsx';
-import { deleteThread, newThreadId, openThread, persist, renameThread, savedModel, saveModel, threadFromHash, threadTitles } from './threads.ts';
+import { deleteThread, newThreadId, onTitlesChange, openThread, persist, renameThread, savedModel, saveModel, threadFromHash, threadTitles } from './threads.ts';
 
 function useOpenThread(): [string, (id: string) => void] {
   const [id, setId] = useState(() => {
@@ -162,6 +162,8 @@ export function App() {
   const [chosen, setChosen] = useState(savedModel);
   const [drawer, setDrawer] = useState(false);
   const [titles, setTitles] = useState(threadTitles);
+  // A rename in another tab (the thread list itself refetches on its own: useThreads hears saves and deletions).
+  useEffect(() => onTitlesChange(() => setTitles(threadTitles())), []);
   const list = models.data ?? [];
   const model = list.some((m) => m.id === chosen) ? chosen : list[0]?.id;
   const first = thread.data?.messages.find((m) => m.role === 'user')?.parts.find((p) => p.type === 'text');
@@ -190,7 +192,7 @@ export function App() {
             Could not load the models: {(models.error as Error).message}
           </div>
         )}
-        <Chat key={threadId} threadId={threadId} model={model} />
+        <Chat key={threadId} threadId={threadId} model={model} onNewChat={() => open(newThreadId())} />
       </main>
     </div>
   );

@@ -40,7 +40,7 @@ function versionsOf(thread: Thread): Map<string, Siblings> {
   return out;
 }
 
-export function Chat({ threadId, model }: { threadId: string; model: string | undefined }) {
+export function Chat({ threadId, model, onNewChat }: { threadId: string; model: string | undefined; onNewChat: () => void }) {
   const chat = useChat({ api: '/api', threadId, persist, ...(model ? { model } : {}) });
   const ids = useThreadMessageIds(chat.store);
   const queryClient = useQueryClient();
@@ -135,6 +135,19 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
         )}
         {chat.status === 'submitted' && <div className="typing" role="status" title="Waiting for the model">●●●</div>}
         {chat.status === 'ready' && chat.haltReason === 'cancelled' && <div className="note" data-testid="stopped">Stopped. The partial answer is kept.</div>}
+        {chat.deleted && (
+          <div className="note" role="status" data-testid="deleted">
+            This chat was deleted (here or in another tab); nothing more is saved.{' '}
+            <button type="button" onClick={onNewChat}>
+              New chat
+            </button>
+          </div>
+        )}
+        {chat.persistError?.code === 'storage' && (
+          <div className="error" role="alert" data-testid="not-saved">
+            {chat.persistError.message}
+          </div>
+        )}
         {chat.status === 'error' && chat.error && (
           <div className="error" role="alert" data-testid="error">
             <strong>The model could not answer.</strong> {chat.error.message}
@@ -145,7 +158,7 @@ export function Chat({ threadId, model }: { threadId: string; model: string | un
         )}
       </div>
       <form className="composer" onSubmit={submit}>
-        {chat.sendBlocked && (
+        {chat.sendBlocked && !chat.deleted && (
           <div className="hint" role="status" data-testid="send-blocked">
             {awaitingApproval ? 'Approve or deny the tool call above to continue; then you can send your message.' : `${chat.sendBlocked.message}.`}
           </div>

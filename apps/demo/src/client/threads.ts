@@ -56,6 +56,16 @@ export function renameThread(id: string, title: string): void {
   localStorage.setItem(TITLES_KEY, JSON.stringify(titles));
 }
 
+/** Calls `listener` when another tab renames a thread (a `storage` event on the titles key). */
+export function onTitlesChange(listener: () => void): () => void {
+  const onStorage = (event: StorageEvent) => {
+    if (event.key === TITLES_KEY || event.key === null) listener();
+  };
+  window.addEventListener('storage', onStorage);
+  return () => window.removeEventListener('storage', onStorage);
+}
+
+/** Deletes a thread: the adapter leaves a tombstone (no stale tab can save it back) and tells every tab. */
 export async function deleteThread(id: string): Promise<void> {
   await persist.remove?.(id);
   renameThread(id, '');
