@@ -5,13 +5,10 @@
  * a list re-renders only the message that changed. Options are read at call time.
  */
 import { ParlanceError, createThread, forkAt, siblingsOf, switchBranch, type Message, type Part, type Siblings, type Thread } from '@parlance/protocol';
-import { chatReducer, cursorOf, initialChatState, runInput, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
-import { revisionTag, type ChatRecord, type PersistAdapter } from './persist.ts';
-import { mergeThreads } from './merge.ts';
+import { ChatPersistence } from './chat-persistence.ts';
+import { chatReducer, initialChatState, runInput, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
+import type { PersistAdapter } from './persist.ts';
 import { emitRunFinish } from './run-events.ts';
-import { SavedCopy } from './saved-copy.ts';
-import { announceThreadChange, onThreadChange } from './tab-sync.ts';
-import { lockManager } from './web-locks.ts';
 import { readSse } from './sse.ts';
 import { Store, type Listener } from './store.ts';
 import { cancelRun, postChat, resumeRun, type ResumeInput, type TransportOptions } from './transport.ts';
@@ -80,27 +77,8 @@ export class ChatStore extends Store<ChatState> {
   #cancelOnStart = false;
   #responses = new Map<string, Response_>();
   #running = new Set<string>();
-  #saving: Promise<void> | undefined;
-  #dirty = false;
-  /** Set when the stored record is from a newer version of this library (or could not be set aside): it is never saved over. */
-  #readOnly = false;
-  /** The stored record as this store knows it (revision, merge base); made on first use. */
-  #copy: SavedCopy | undefined;
-  /** Stops listening to other tabs. */
-  #unlisten: (() => void) | undefined;
-  /** Reads of the stored record requested by other tabs' changes: one at a time, one more when asked meanwhile. */
-  #pulling: Promise<void> | undefined;
-  #pullAgain = false;
-  /** Following a run another tab started: its progress is that tab's to save. */
-  #watching = false;
-  /** What the last announced save held (message count, run, queue): saves of streamed frames are not announced. */
-  #news = '';
-  /** Another tab saved while this one was in a run: re-read when it ends. */
-  #missed = false;
-  /** The publication being made applies the stored copy: nothing new to save. */
-  #quiet = false;
-  /** Releases the cross-tab lock this store holds while its run goes on (see #claim). */
-  #release: (() => void) | undefined;
+  /** The stored copy across tabs: load, save, sync, the run lock (chat-persistence.ts). */
+  #persistence: ChatPersistence;
   #messageListeners = new Map<string, Set<Listener>>();
   /** Messages by id, for the last thread looked up (rebuilt once per publication that changed the thread, never per delta). */
   #index: [Message[], Map<string, Message>] = [[], new Map()];
@@ -116,6 +94,25 @@ export class ChatStore extends Store<ChatState> {
     // A chat with no id yet has nothing stored to load.
     super(initialChatState({ thread, status: options.persist && thread.id ? 'loading' : 'ready', pending: [], queue: [], quarantined: [] }));
     this.options = options;
+    const store = this;
+    this.#persistence = new ChatPersistence({
+      get state() {
+        return store.state;
+      },
+      get options() {
+        return store.options;
+      },
+      dispatch: (action) => this.#dispatch(action),
+      newId: () => this.#id(),
+      connected: () => this.#connected,
+      inRun: () => !!this.#abort,
+      follow: () => void this.#drive(),
+      dropRun: () => {
+        this.#abort?.abort();
+        this.#abort = undefined;
+      },
+      fail: (error) => this.#fail(error),
+    });
   }
 
   setOptions(options: ChatOptions): void {
@@ -139,158 +136,21 @@ export class ChatStore extends Store<ChatState> {
   /** Loads the persisted chat (once) and resumes a run that was streaming; returns a function that drops the connection (the run goes on server-side). */
   connect = (): (() => void) => {
     this.#connected = true;
-    this.#loaded ??= this.#load();
+    this.#loaded ??= this.#persistence.load();
     void this.#loaded.then(() => {
       if (!this.#connected) return;
-      this.#listen();
+      this.#persistence.listen();
       if (this.#abort) return;
       if (this.state.run && this.state.status === 'streaming') void this.#drive();
       else this.#continue();
     });
     return () => {
       this.#connected = false;
-      this.#unlisten?.();
-      this.#unlisten = undefined;
+      this.#persistence.unlisten();
       this.#abort?.abort();
       this.#abort = undefined;
     };
   };
-
-  #saved(): SavedCopy | undefined {
-    const { persist } = this.options;
-    if (!persist) return undefined;
-    if (this.#copy?.persist !== persist) this.#copy = new SavedCopy(persist, () => this.#id());
-    return this.#copy;
-  }
-
-  async #load(): Promise<void> {
-    const copy = this.#saved();
-    if (!copy || !this.state.thread.id) return;
-    const { persist } = copy;
-    const id = this.state.thread.id;
-    let stored: unknown;
-    try {
-      stored = await persist.load(id);
-      const record = copy.adopt(stored);
-      if (record?.deleted) {
-        this.#dispatch({ type: 'load' });
-        this.#dispatch({ type: 'deleted' });
-        return;
-      }
-      this.#dispatch({ type: 'load', ...(record ? { record } : {}) });
-      copy.base = this.state.thread;
-      copy.held = copy.tag;
-    } catch (error) {
-      const e = ParlanceError.from(error);
-      // Whatever cannot be read (not JSON, a broken thread) is copied to a quarantine key first; then
-      // the chat starts afresh and is saved again. A record from a newer version of this library is
-      // never saved over (nor one that could not be set aside): an old tab left open after a deploy
-      // must not wipe what the new version wrote; a reload on the new version reads it.
-      const newer = e.path?.[0] === 'version';
-      let keptAside = !newer && !!persist.quarantine;
-      if (stored != null && !newer) await (async () => persist.quarantine?.(id, stored, e.toJSON()))().catch(() => (keptAside = false));
-      this.#readOnly = !keptAside;
-      const note = this.#readOnly ? 'changes to this chat are not saved' : 'it was set aside and the chat starts afresh';
-      this.#dispatch({ type: 'load', persistError: { ...e.toJSON(), message: `${e.message}; ${note}` } });
-      this.#fail(e);
-    }
-  }
-
-  /** Hears other tabs (and other stores of this page) change this thread: re-reads it. */
-  #listen(): void {
-    const id = this.state.thread.id;
-    if (this.#unlisten || !this.#connected || !id || !this.#saved()) return;
-    const heard = (threadId: string, deleted?: boolean) => {
-      if (threadId !== this.state.thread.id) return;
-      // During a run only a deletion is read now; the rest when the run ends (the saves merge meanwhile).
-      const status = this.state.status;
-      if (!deleted && (status === 'submitted' || status === 'streaming')) this.#missed = true;
-      else void this.#pull();
-    };
-    // Storage events are the fallback where there is no BroadcastChannel (they fire per write, streaming included).
-    const offs = [
-      onThreadChange((change, from) => from !== this && heard(change.threadId, change.deleted)),
-      typeof BroadcastChannel === 'function' ? undefined : this.options.persist?.subscribe?.((threadId) => heard(threadId)),
-    ];
-    this.#unlisten = () => {
-      for (const off of offs) off?.();
-    };
-  }
-
-  /** Re-reads the stored record after another tab changed it (one read at a time). */
-  #pull(): Promise<void> {
-    if (this.#pulling) {
-      this.#pullAgain = true;
-      return this.#pulling;
-    }
-    const pulling = (async () => {
-      do {
-        this.#pullAgain = false;
-        await this.#sync();
-      } while (this.#pullAgain);
-    })().finally(() => {
-      if (this.#pulling === pulling) this.#pulling = undefined;
-    });
-    return (this.#pulling = pulling);
-  }
-
-  /**
-   * Takes in what another tab saved: merged into the state when this store is not in a run (during
-   * one, the next save merges it; the state shows it when the run ends), and a run that tab is
-   * streaming is followed here too, as a reload would resume it. A deletion stops everything.
-   */
-  async #sync(options: { follow?: boolean } = {}): Promise<void> {
-    const copy = this.#saved();
-    const id = this.state.thread.id;
-    if (!copy || !id || this.#readOnly || this.state.status === 'loading' || this.state.deleted) return;
-    let record: ChatRecord | undefined;
-    try {
-      record = await copy.read(id);
-    } catch {
-      return;
-    }
-    if (record && id === this.state.thread.id) this.#take(record, options.follow ?? true);
-  }
-
-  /** Merges a stored record (another tab's save) into the state; see `#sync`. */
-  #take(record: ChatRecord, follow: boolean): void {
-    const copy = this.#saved()!;
-    if (record.deleted) {
-      this.#deleted();
-      return;
-    }
-    const s = settle(this.state);
-    if (s.status === 'submitted' || s.status === 'streaming') {
-      this.#missed = true;
-      return;
-    }
-    const merged = mergeThreads(copy.base, s.thread, record.thread);
-    copy.base = record.thread;
-    copy.held = revisionTag(record);
-    this.#quiet = !merged.local;
-    try {
-      this.#dispatch({ type: 'merge', thread: merged.thread });
-    } finally {
-      this.#quiet = false;
-    }
-    const run = record.run;
-    // Followed only when nothing but its own output comes after where it started (else its fold would drop what follows).
-    const input = run && runInput(this.state.thread.messages, run.after);
-    const clear = input && this.state.thread.messages.slice(input.length).every((m) => m.role !== 'user');
-    if (follow && run && clear && !this.#abort && this.#connected && !this.state.run) {
-      this.#watching = true;
-      this.#dispatch({ type: 'load', record: { ...record, thread: this.state.thread, queue: this.state.queue, quarantined: this.state.quarantined } });
-      if (this.state.run) void this.#drive();
-      else this.#watching = false;
-    }
-  }
-
-  #deleted(): void {
-    this.#abort?.abort();
-    this.#abort = undefined;
-    this.#watching = false;
-    this.#dispatch({ type: 'deleted' });
-  }
 
   /**
    * True when every input a paused run waits for has been answered but the resume is not sent yet.
@@ -312,7 +172,7 @@ export class ChatStore extends Store<ChatState> {
     });
 
   /** Resolves when the last persisted state has been written. */
-  persisted = (): Promise<void> => this.#saving ?? Promise.resolve();
+  persisted = (): Promise<void> => this.#persistence.persisted();
 
   /**
    * Sends a user message and resolves when the store is idle again. While a response streams the
@@ -505,9 +365,9 @@ export class ChatStore extends Store<ChatState> {
       let response: Response | undefined;
       if (messages) {
         if (!this.state.thread.id) this.#dispatch({ type: 'thread', thread: { ...this.state.thread, id: this.#id() } });
-        this.#listen();
+        this.#persistence.listen();
         // Across tabs, a run waits for the thread's lock (no wait, and nothing async, without Web Locks).
-        if (lockManager() && this.#saved() && !this.#readOnly && !(await this.#claim(messages, abort.signal))) return;
+        if (this.#persistence.claims() && !(await this.#persistence.claim(messages, abort.signal))) return;
         if (this.state.deleted) return;
         this.#dispatch({ type: 'submit', messages });
         // Only the active path goes to the server: the model never sees the other versions.
@@ -546,58 +406,17 @@ export class ChatStore extends Store<ChatState> {
       return;
     } finally {
       if (this.#abort === abort) this.#abort = undefined;
-      if (!messages) this.#watching = false;
-      this.#unclaim();
+      this.#persistence.runEnded(!!messages);
     }
     if (abort.signal.aborted) return;
     // What other tabs saved during the run shows now.
-    if (this.#missed) (this.#missed = false), void this.#pull();
+    this.#persistence.afterRun();
     const s = this.state;
     this.options.onFinish?.({ thread: s.thread, haltReason: s.haltReason, usage: s.usage });
     if (s.status === 'error' && s.error) this.options.onError?.(new ParlanceError(s.error.code, s.error.message, s.error));
     // After the save, so a thread list refetched on this signal sees the finished thread.
     void this.persisted().then(() => emitRunFinish({ threadId: s.thread.id, thread: s.thread, haltReason: s.haltReason ?? 'completed' }));
     this.#continue();
-  }
-
-  /**
-   * Before a run starts: takes this thread's cross-tab lock (Web Locks), held until the run has
-   * ended and its thread is saved, so two tabs sending at once run one after the other. While
-   * another tab holds it, the messages wait in `queue`; once it is free, the thread is re-read, so
-   * the run starts from a thread holding the other tab's turn. Without Web Locks (or persistence)
-   * it resolves at once. Resolves false when the store was disconnected while waiting.
-   */
-  async #claim(messages: Message[], signal: AbortSignal): Promise<boolean> {
-    const locks = lockManager()!;
-    // Queued until the lock is held: `send()` waits for idle, and what waits shows as queued.
-    for (const m of messages) if (!this.state.queue.includes(m)) this.#dispatch({ type: 'queue', message: m });
-    if (!this.#release) {
-      const name = `parlance:run:${this.state.thread.id}`;
-      const held = await new Promise<boolean>((resolve) => {
-        const hold = () => new Promise<void>((release) => ((this.#release = release), resolve(true)));
-        locks
-          .request(name, { ifAvailable: true }, (lock) => {
-            if (lock) return hold();
-            void locks.request(name, { signal }, hold).catch(() => resolve(false));
-            return undefined;
-          })
-          .catch(() => resolve(false));
-      });
-      if (!held) return false;
-    }
-    await this.#sync({ follow: false });
-    return !signal.aborted;
-  }
-
-  /** Lets the lock go once the run's thread is saved, unless another run of this store has started meanwhile. */
-  #unclaim(): void {
-    const release = this.#release;
-    if (!release) return;
-    void this.persisted().then(() => {
-      if (this.#release !== release || this.#abort) return;
-      this.#release = undefined;
-      release();
-    });
   }
 
   #fail(error: unknown): void {
@@ -611,54 +430,7 @@ export class ChatStore extends Store<ChatState> {
       const before = new Map(prev.thread.messages.map((m) => [m.id, m]));
       for (const [id, listeners] of this.#messageListeners) if (before.get(id) !== this.getMessage(id)) for (const l of listeners) l();
     }
-    if (this.#readOnly || this.#quiet || next.deleted || !this.options.persist || !next.thread.id || next.status === 'loading') return;
-    // A run another tab started is that tab's to save while it streams; this tab saves its end.
-    if (this.#watching && next.status === 'streaming') return;
-    if (prev.thread !== next.thread || prev.run?.lastEventId !== next.run?.lastEventId || prev.run?.runId !== next.run?.runId || prev.queue !== next.queue) this.#save();
-  }
-
-  /**
-   * Saves the latest state; saves requested while one is in flight coalesce into one more. A failed
-   * save sets `persistError` (code `storage`) and the next change saves again; a save that
-   * succeeds clears it. The flag is set before the loop runs and cleared in a `.finally` callback
-   * (always asynchronous), so a save whose adapter throws synchronously cannot leave it stuck.
-   */
-  #save(): void {
-    this.#dirty = true;
-    if (this.#saving) return;
-    const saving = this.#saveLoop().finally(() => {
-      if (this.#saving === saving) this.#saving = undefined;
-    });
-    this.#saving = saving;
-  }
-
-  async #saveLoop(): Promise<void> {
-    await undefined;
-    const copy = this.#saved();
-    while (this.#dirty && copy) {
-      this.#dirty = false;
-      const id = this.state.thread.id;
-      try {
-        const done = await copy.write(id, () => {
-          const s = settle(this.state);
-          return { thread: s.thread, run: s.run && cursorOf(s.run), queue: s.queue, quarantined: s.quarantined };
-        });
-        if (done === 'deleted') return this.#deleted();
-        // The save took in another tab's messages: the state shows them too (or once its run ends).
-        if (done === 'merged' && copy.stored) this.#take(copy.stored, false);
-        // Other tabs hear of a new message, a run starting or ending, not of each streamed frame.
-        const saved = copy.stored;
-        const news = `${saved?.thread.messages.length} ${saved?.thread.messages.at(-1)?.id} ${saved?.run?.runId} ${saved?.queue?.length}`;
-        if (news !== this.#news) announceThreadChange({ threadId: id, revision: copy.revision }, this);
-        this.#news = news;
-        if (this.state.persistError?.code === 'storage') this.#dispatch({ type: 'persist' });
-      } catch (error) {
-        const e = ParlanceError.from(error, 'storage');
-        this.#dispatch({ type: 'persist', error: { ...e.toJSON(), code: 'storage', message: `This chat is not being saved: ${e.message}` } });
-        this.options.onError?.(e);
-        return;
-      }
-    }
+    this.#persistence.published(prev, next);
   }
 
   #find(messages: Message[], id: string): Message | undefined {

@@ -159,3 +159,25 @@ describe.each<[string, () => PersistAdapter]>([
     expect((await (one.persist.list?.() ?? Promise.resolve([]))).map((t) => t.id)).not.toContain('t1');
   });
 });
+
+it('where there is no BroadcastChannel, a storage event from another tab brings its save in (localStorage)', async () => {
+  vi.stubGlobal('BroadcastChannel', undefined);
+  try {
+    localStorage.clear();
+    const mock = server();
+    const persist = localStorageAdapter({ prefix: 'fallback:' });
+    const store = new ChatStore({ api: '/api', fetch: mock.fetch, persist, threadId: 't1', retryDelayMs: 0 });
+    store.schedule = (flush) => queueMicrotask(flush);
+    const disconnect = store.connect();
+    await until(() => store.getSnapshot().status === 'ready');
+    // Another tab saves (its own adapter, no announcement in this page) and the browser fires `storage` here.
+    const other = localStorageAdapter({ prefix: 'fallback:' });
+    const thread = { version: 2 as const, id: 't1', messages: [{ id: 'u1', role: 'user' as const, parts: [{ type: 'text' as const, text: 'from afar' }] }] };
+    await other.save('t1', { version: 2, thread, revision: 1, writer: 'other' }, '');
+    window.dispatchEvent(new StorageEvent('storage', { key: 'fallback:t1' }));
+    await until(() => texts(store.getSnapshot().thread.messages).join() === 'from afar');
+    disconnect();
+  } finally {
+    vi.unstubAllGlobals();
+  }
+});
