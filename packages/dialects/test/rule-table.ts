@@ -39,7 +39,9 @@ function objectSchemas(schema: unknown, path = ''): { path: string; node: Json }
   }
   for (const key of ['items', 'anyOf', 'oneOf', 'prefixItems']) {
     const value = schema[key];
-    if (Array.isArray(value)) value.forEach((v, i) => out.push(...objectSchemas(v, `${path}/${key}/${i}`)));
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) out.push(...objectSchemas(v, `${path}/${key}/${i}`));
+    }
     else out.push(...objectSchemas(value, `${path}/${key}`));
   }
   return out;

@@ -7,6 +7,7 @@
  */
 // Characters JSON escapes: `"`, `\`, control characters, and UTF-16 surrogates (a lone one is
 // written as \uXXXX; a pair is tested below, as it is written as it is).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what JSON escapes
 const NEEDS_SCAN = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 function stringLength(s: string): number {
