@@ -7,9 +7,8 @@
  */
 import { ParlanceError, type Message } from '@parlance/protocol';
 import { cursorOf, runInput, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
-import type { ChatOptions } from './chat-store.ts';
 import { mergeThreads } from './merge.ts';
-import { revisionTag, type ChatRecord } from './persist.ts';
+import { revisionTag, type ChatRecord, type PersistAdapter } from './persist.ts';
 import { SavedCopy } from './saved-copy.ts';
 import { announceThreadChange, onThreadChange } from './tab-sync.ts';
 import { lockManager } from './web-locks.ts';
@@ -17,7 +16,8 @@ import { lockManager } from './web-locks.ts';
 /** What the chat store lends its persistence: its working state and the few actions it needs. */
 export interface PersistenceHost {
   readonly state: ChatState;
-  readonly options: ChatOptions;
+  /** The chat's options this needs (`ChatOptions`' own, named here so the store and this do not import each other). */
+  readonly options: { readonly persist?: PersistAdapter | undefined; readonly onError?: ((error: ParlanceError) => void) | undefined };
   dispatch(action: ChatAction): void;
   newId(): string;
   connected(): boolean;

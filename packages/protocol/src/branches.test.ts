@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { BRANCH_ROOT, forkAt, siblingsOf, switchBranch } from './branches.ts';
 import { ParlanceError } from './error.ts';
 import type { Message } from './message.ts';
-import { createThread, parseThread, parseThreadLenient, serializeThread, THREAD_VERSION, type Thread } from './thread.ts';
+import { createThread, parseThread, parseThreadLenient, serializeThread } from './thread.ts';
+import { THREAD_VERSION, type Thread } from './thread-shape.ts';
 
 const msg = (id: string, role: Message['role'], text = id): Message => ({ id, role, parts: [{ type: 'text', text }] });
 

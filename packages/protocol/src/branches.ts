@@ -11,7 +11,7 @@
  */
 import { ParlanceError } from './error.ts';
 import type { Message } from './message.ts';
-import type { Thread } from './thread.ts';
+import type { Thread, ThreadBranch } from './thread-shape.ts';
 
 /**
  * The key of the versions of a thread's first message (message ids are never empty).
@@ -20,19 +20,6 @@ import type { Thread } from './thread.ts';
  * const firstMessageVersions = thread.branches?.[BRANCH_ROOT];
  */
 export const BRANCH_ROOT = '';
-
-/**
- * The versions that follow one fork point: which one is on the active path, and the others.
- *
- * @example
- * const branch: ThreadBranch = { active: 1, others: [[{ id: 'a1', role: 'assistant', parts: [] }]] };
- */
-export interface ThreadBranch {
-  /** The position (0-based, in the order versions were written) of the version on the active path. */
-  active: number;
-  /** Every other version in order, each the linear tail of messages from the fork point to its end. */
-  others: Message[][];
-}
 
 /**
  * Where a message stands among its versions: `index` (0-based) of `count` (`1/3` is `{ index: 0, count: 3 }`).

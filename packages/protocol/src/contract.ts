@@ -12,7 +12,7 @@
  */
 import type { ErrorCode } from './error.ts';
 import type { Message } from './message.ts';
-import type { Thread } from './thread.ts';
+import type { Thread } from './thread-shape.ts';
 
 /**
  * What the browser sends to continue a paused run: one answer per pending input

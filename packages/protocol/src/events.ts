@@ -6,8 +6,8 @@
 import type { ErrorCode } from './error.ts';
 import type { FinishReason, HaltReason } from './finish.ts';
 import type { Message, Provenance, ProviderState } from './message.ts';
-import type { PendingInput } from './pending.ts';
-import type { Thread } from './thread.ts';
+import type { PendingInput } from './pause.ts';
+import type { Thread } from './thread-shape.ts';
 import type { Usage } from './usage.ts';
 
 /**

@@ -12,9 +12,10 @@ import type { ErrorPayload } from './error.ts';
 import type { Event } from './events.ts';
 import type { FinishReason, HaltReason } from './finish.ts';
 import type { Message, Part } from './message.ts';
-import type { RunPause } from './pending.ts';
+import type { RunPause } from './pause.ts';
 import type { Response } from './response.ts';
-import { runMessages, type Thread } from './thread.ts';
+import type { Thread } from './thread-shape.ts';
+import { runMessages } from './thread.ts';
 import { addUsage, mergeUsage, type Usage } from './usage.ts';
 
 interface BlockRef {

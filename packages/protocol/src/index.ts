@@ -55,7 +55,8 @@ export {
   type UsageEvent,
   type WarningEvent,
 } from './events.ts';
-export { PENDING_KINDS, pendingInputs, type PendingInput, type PendingKind, type RunPause } from './pending.ts';
+export { PENDING_KINDS, type PendingInput, type PendingKind, type RunPause } from './pause.ts';
+export { pendingInputs } from './pending.ts';
 export { FINISH_REASONS, HALT_REASONS, type FinishReason, type HaltReason } from './finish.ts';
 export { collectResponse, createFoldState, createThreadFold, foldEvents, reduceEvents, threadAfterRun, toResponse, type FoldState } from './fold.ts';
 export {
@@ -89,17 +90,16 @@ export type {
   ToolDefinition,
 } from './request.ts';
 export type { Response } from './response.ts';
-export { BRANCH_ROOT, forkAt, siblingsOf, switchBranch, type Siblings, type ThreadBranch } from './branches.ts';
+export { BRANCH_ROOT, forkAt, siblingsOf, switchBranch, type Siblings } from './branches.ts';
+export { THREAD_VERSION, type Thread, type ThreadBranch } from './thread-shape.ts';
 export { messageSchema, partSchema } from './schema.ts';
 export {
-  THREAD_VERSION,
   createThread,
   parseThread,
   parseThreadLenient,
   runMessages,
   serializeThread,
   type QuarantinedMessage,
-  type Thread,
 } from './thread.ts';
 export { USAGE_KEYS, addUsage, mergeUsage, type Usage } from './usage.ts';
 export { DELTA_ID_EVERY, formatEventId, formatSseFrame, frameEventId, parseEventId, sendsEventId } from './wire.ts';

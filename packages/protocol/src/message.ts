@@ -4,7 +4,7 @@
  */
 
 import type { ErrorPayload } from './error.ts';
-import type { RunPause } from './pending.ts';
+import type { RunPause } from './pause.ts';
 
 /**
  * Provider data a dialect keeps on a part or message to send it back unchanged (signatures, encrypted reasoning), keyed by dialect.

@@ -6,51 +6,7 @@
  * rule for "what is still owed"; the engine, the server and the client all use it.
  */
 import type { Message, ToolResultPart } from './message.ts';
-
-/**
- * How a paused run wants a tool call answered.
- *
- * @example
- * const kind: PendingKind = 'approval';
- */
-export type PendingKind = 'approval' | 'client-tool' | 'ask-user';
-
-/**
- * Something a paused run waits for from the user or the browser.
- *
- * @example
- * for (const p of pendingInputs(thread)) console.log(p.kind, p.name, p.toolCallId);
- */
-export interface PendingInput {
-  kind: PendingKind;
-  toolCallId: string;
-  /** The tool's name. */
-  name: string;
-  /** The call's input as the model produced it (shown to the user for an approval). */
-  input?: unknown;
-  /** The question of an `ask-user` call. */
-  question?: string;
-}
-
-/**
- * A run paused on this assistant message, waiting for `waitingFor`. The server signs
- * it (`signature`) so a browser cannot invent or widen a pause.
- *
- * @example
- * const waiting = lastMessage.pause?.waitingFor ?? [];
- */
-export interface RunPause {
-  waitingFor: PendingInput[];
-  signature?: string;
-}
-
-/**
- * Every pending kind, for validators and exhaustive switches.
- *
- * @example
- * const kinds = new Set(pendingInputs(thread).map((p) => p.kind)); // subset of PENDING_KINDS
- */
-export const PENDING_KINDS = ['approval', 'client-tool', 'ask-user'] as const satisfies readonly PendingKind[];
+import type { PendingInput } from './pause.ts';
 
 /**
  * The inputs a thread still owes its paused run: the `pause` of the trailing assistant

@@ -9,8 +9,8 @@
  * stripped, and every issue names its path, so thread.ts reads both the same way.
  */
 import type { Message, Part } from './message.ts';
-import type { Thread } from './thread.ts';
-import { PENDING_KINDS } from './pending.ts';
+import type { Thread } from './thread-shape.ts';
+import { PENDING_KINDS } from './pause.ts';
 
 export interface SchemaIssue {
   path: (string | number)[];

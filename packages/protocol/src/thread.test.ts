@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ParlanceError } from './error.ts';
 import type { Message, Part } from './message.ts';
-import { parseThread, parseThreadLenient, serializeThread, THREAD_VERSION, type Thread } from './thread.ts';
+import { parseThread, parseThreadLenient, serializeThread } from './thread.ts';
+import { THREAD_VERSION, type Thread } from './thread-shape.ts';
 
 // JSON values without -0 (JSON has no negative zero) and without undefined.
 const json = fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown);

@@ -4,36 +4,10 @@
  * migrate on parse; an invalid message is a typed error naming its path, or, with
  * `parseThreadLenient`, is quarantined so one bad record never costs the rest of the thread.
  */
-import type { ThreadBranch } from './branches.ts';
 import { ParlanceError } from './error.ts';
 import type { Message } from './message.ts';
 import { messageSchema, threadHeaderSchema } from './schema.ts';
-
-/**
- * The thread format written today (`parseThread` migrates older ones).
- *
- * @example
- * if (stored.version > THREAD_VERSION) showUpgradeNotice();
- */
-export const THREAD_VERSION = 2;
-
-/**
- * A conversation: versioned, serializable, the same shape in the browser, on the server and in storage.
- *
- * @example
- * const thread: Thread = createThread('t1');
- * localStorage.setItem('t1', serializeThread(thread));
- */
-export interface Thread {
-  /** 2 since threads branch; a version 1 thread (linear, no `branches`) is still a valid value. */
-  version: typeof THREAD_VERSION | 1;
-  id: string;
-  /** The active path: the linear conversation the model sees (see branches.ts). */
-  messages: Message[];
-  /** The inactive versions of edited or regenerated messages, keyed by the message they follow. */
-  branches?: Record<string, ThreadBranch>;
-  metadata?: Record<string, unknown>;
-}
+import { THREAD_VERSION, type Thread, type ThreadBranch } from './thread-shape.ts';
 
 /**
  * A stored message that failed validation, kept aside with the reason (see `parseThreadLenient`).
