@@ -20,6 +20,7 @@
  */
 import type { Message, ModelRequest, Part, ReasoningEffort, ThinkingSetting, ToolChoice, ToolDefinition } from '@parlance/protocol';
 import { isObject, type JsonObject } from '../shared/json.ts';
+import { fromGeminiSchema } from './openapi-schema.ts';
 import {
   arrayAt,
   assignDefined,
@@ -143,7 +144,7 @@ function decodeTools(value: unknown): { tools?: ToolDefinition[]; keep: boolean 
     arrayAt((raw as JsonObject).functionDeclarations, ['tools', i, 'functionDeclarations']).forEach((decl, j) => {
       const at = ['tools', i, 'functionDeclarations', j];
       const fn = objectAt(decl, at);
-      const schema = isObject(fn.parametersJsonSchema) ? fn.parametersJsonSchema : isObject(fn.parameters) ? fn.parameters : { type: 'object', properties: {} };
+      const schema = isObject(fn.parametersJsonSchema) ? fn.parametersJsonSchema : isObject(fn.parameters) ? fromGeminiSchema(fn.parameters) : { type: 'object', properties: {} };
       const tool: ToolDefinition = { name: stringAt(fn.name, [...at, 'name']), inputSchema: schema };
       if (typeof fn.description === 'string') tool.description = fn.description;
       tools.push(tool);
@@ -220,7 +221,7 @@ export function decodeGeminiRequest(input: unknown, options: RequestDecodeOption
       topP: numberAt(config.topP, ['generationConfig', 'topP']),
       stop: stopList(config.stopSequences, ['generationConfig', 'stopSequences']),
     });
-    const schema = isObject(config.responseJsonSchema) ? config.responseJsonSchema : isObject(config.responseSchema) ? config.responseSchema : undefined;
+    const schema = isObject(config.responseJsonSchema) ? config.responseJsonSchema : isObject(config.responseSchema) ? fromGeminiSchema(config.responseSchema) : undefined;
     if (config.responseMimeType === 'application/json' && schema) request.output = { type: 'json', schema, strict: false };
     if (isObject(config.thinkingConfig)) {
       const thinking = thinkingOf(config.thinkingConfig);

@@ -31,7 +31,9 @@ function pathPattern(pathPart: string): RegExp {
     `${pathPart
       .split(MODEL)
       .map((piece) => escapeRegExp(piece))
-      .join('([^/]+)')}$`,
+      .join('([^/]+)')
+      // Gemini answers under /v1 as under /v1beta (@google/genai 3.x calls /v1 by default).
+      .replace('/v1beta/', '/v1(?:beta)?/')}$`,
   );
 }
 

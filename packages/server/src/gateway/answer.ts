@@ -1,0 +1,224 @@
+/**
+ * Answering one gateway call: the provider's events, with the caller's view of reasoning state
+ * applied, encoded in the caller's format, streamed or as one body; an upstream failure before
+ * any content becomes the caller's HTTP error.
+ */
+import type { Dialect, DialectId } from '@parlance/dialects';
+import { collectResponse, type ErrorCode, type ErrorEvent, type Event, type FinishReason, type LanguageModel, type ModelRequest, type Usage } from '@parlance/protocol';
+import { createSealer } from './envelope.ts';
+import type { GatewayPrincipal } from './keys.ts';
+import type { GatewayFinish, GatewayOptions } from './options.ts';
+
+/** Events that carry no answer yet: an upstream failure before any content becomes an HTTP error. */
+const PREAMBLE = new Set<Event['type']>(['message-start', 'usage']);
+
+export const RESPONSE_ID_PREFIX: Record<DialectId, string> = {
+  openai_completions: 'chatcmpl-',
+  openai_responses: 'resp_',
+  anthropic_messages: 'msg_',
+  google_gemini: '',
+  ollama_chat: '',
+};
+
+/** A caller-chosen name as echoed in an error message: bounded, so a huge name is not sent back whole. */
+export function shown(name: string): string {
+  return name.length > 200 ? `${name.slice(0, 200)}…` : name;
+}
+
+export function errorResponse(dialect: Dialect, code: ErrorCode, message: string, status?: number, headers: Record<string, string> = {}): Response {
+  const encoded = dialect.encodeError(status === undefined ? { code, message } : { code, message, status });
+  return new Response(encoded.body, { status: encoded.status, headers: { ...encoded.headers, ...headers } });
+}
+
+function statusOf(error: { code: ErrorCode; status?: number | undefined }): number | undefined {
+  // The caller's provider picks the status for a code; a known upstream status is kept.
+  return error.status !== undefined && error.status >= 400 ? error.status : undefined;
+}
+
+/**
+ * The upstream's failure in the caller's format, with the provider's own Retry-After when it sent one
+ * (`retry-after` in seconds, as every SDK reads it, and `retry-after-ms` for the OpenAI and Anthropic SDKs,
+ * which prefer it); none is invented when the provider sent none.
+ */
+export function upstreamError(dialect: Dialect, error: ErrorEvent): Response {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterMs !== undefined && Number.isFinite(error.retryAfterMs) && error.retryAfterMs >= 0) {
+    headers['retry-after'] = String(Math.ceil(error.retryAfterMs / 1000));
+    headers['retry-after-ms'] = String(Math.round(error.retryAfterMs));
+  }
+  return errorResponse(dialect, error.code, error.message, statusOf(error), headers);
+}
+
+export interface Call {
+  dialect: Dialect;
+  principal: GatewayPrincipal;
+  name: string;
+  model: LanguageModel;
+  request: ModelRequest;
+  stream: boolean;
+  /** Chat Completions: the caller asked for the usage chunk (`stream_options.include_usage`). */
+  includeUsage: boolean;
+  signal: AbortSignal;
+  started: number;
+}
+
+/** What the report needs from a stream, kept as events pass (a long answer's deltas are not kept). */
+interface Tally {
+  usage: Usage;
+  finishReason?: FinishReason;
+  provenance?: { provider: string; model: string; dialect: string };
+}
+
+function tally(into: Tally, event: Event): void {
+  if (event.type === 'usage' || event.type === 'finish') into.usage = { ...into.usage, ...event.usage };
+  if (event.type === 'finish') into.finishReason = event.finishReason;
+  // The model that answered says so in its message-start (a fallback chain may have moved on).
+  else if (event.type === 'message-start' && event.provenance) into.provenance = event.provenance;
+}
+
+function finishOf(call: Call, seen: Tally, error: ErrorEvent | undefined): GatewayFinish {
+  const answered = seen.provenance ?? { provider: call.model.provider, model: call.model.modelId, dialect: call.model.dialect };
+  const out: GatewayFinish = {
+    principal: call.principal,
+    model: call.name,
+    provider: answered.provider,
+    providerModel: answered.model,
+    dialect: call.dialect.id,
+    upstreamDialect: answered.dialect,
+    stream: call.stream,
+    finishReason: seen.finishReason ?? (error ? 'error' : 'other'),
+    usage: seen.usage,
+    durationMs: Date.now() - call.started,
+  };
+  if (error) out.error = { code: error.code, message: error.message };
+  return out;
+}
+
+/** Runs the call: the events, with the caller's view of reasoning state applied. */
+async function* upstream(call: Call): AsyncGenerator<Event> {
+  const { model: _model, ...request } = call.request;
+  const sealer = createSealer(call.dialect.id);
+  for await (const event of call.model.stream(request, { signal: call.signal })) yield* sealer.push(event);
+  yield* sealer.flush();
+}
+
+
+/** At most this many events, or this long, are held back waiting for the upstream's input count. */
+const HOLD_EVENTS = 64;
+const HOLD_MS = 250;
+
+/**
+ * Anthropic's `message_start` carries the prompt's token count, and clients read it there only
+ * (LangChain's ChatAnthropic counts `input_tokens: 0` from `message_delta`). Upstreams that report
+ * usage after the first content (Gemini in the same chunk, Chat Completions, Responses and
+ * Ollama at the end) are held for the count, bounded by `HOLD_EVENTS` events and `HOLD_MS`: a
+ * short answer starts with the count, a long one starts on time with what is known (the
+ * closing `message_delta` always has the whole count, as Anthropic's does).
+ */
+async function holdForInputCount(call: Call, held: Event[], take: () => Promise<IteratorResult<Event>>, counts: Tally): Promise<void> {
+  if (call.dialect.id !== 'anthropic_messages' || held.at(-1)?.type === 'error') return;
+  const since = Date.now();
+  for (let n = 0; counts.usage.inputTokens === undefined && n < HOLD_EVENTS && Date.now() - since < HOLD_MS; n++) {
+    const next = await take();
+    if (next.done) return;
+    held.push(next.value);
+    if (next.value.type === 'error' || next.value.type === 'finish') return;
+  }
+}
+
+export async function answer(call: Call, options: GatewayOptions): Promise<Response> {
+  const encoderOptions = { model: call.name, responseId: RESPONSE_ID_PREFIX[call.dialect.id] + crypto.randomUUID().replace(/-/g, ''), created: Math.floor(call.started / 1000) };
+  const iterator = upstream(call)[Symbol.asyncIterator]();
+  const counts: Tally = { usage: {} };
+  const report = (error: ErrorEvent | undefined) => {
+    if (!options.onFinish) return;
+    Promise.resolve(options.onFinish(finishOf(call, counts, error))).catch(() => {});
+  };
+  const take = async (): Promise<IteratorResult<Event>> => {
+    const next = await iterator.next();
+    if (!next.done) tally(counts, next.value);
+    return next;
+  };
+  // Hold the preamble until the answer starts: a failure before any content is an HTTP error.
+  const preamble: Event[] = [];
+  for (;;) {
+    const next = await take();
+    if (next.done) break;
+    preamble.push(next.value);
+    if (next.value.type === 'error') {
+      report(next.value);
+      await iterator.return?.(undefined);
+      return upstreamError(call.dialect, next.value);
+    }
+    if (!PREAMBLE.has(next.value.type)) break;
+  }
+
+  if (!call.stream) {
+    const events = preamble;
+    for (;;) {
+      const next = await take();
+      if (next.done) break;
+      events.push(next.value);
+    }
+    const error = events.find((event): event is ErrorEvent => event.type === 'error');
+    report(error);
+    if (error) return upstreamError(call.dialect, error);
+    const collected = await collectResponse(events);
+    return Response.json(call.dialect.encodeResponse({ ...collected, usage: counts.usage }, { ...encoderOptions, usage: counts.usage }));
+  }
+
+  await holdForInputCount(call, preamble, take, counts);
+  const encoder = call.dialect.createResponseEncoder({ ...encoderOptions, usage: counts.usage, includeUsage: call.includeUsage });
+  const bytes = new TextEncoder();
+  let queued = preamble;
+  let failed: ErrorEvent | undefined;
+  let closed = false;
+  const framesOf = (event: Event): string[] => {
+    if (event.type === 'error') {
+      failed = event;
+      return encoder.error({ code: event.code, message: event.message });
+    }
+    // After a failure the caller's provider sends nothing more.
+    if (failed) return [];
+    return encoder.push(event);
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          for (;;) {
+            const pending = queued;
+            queued = [];
+            const text = pending.flatMap(framesOf).join('');
+            if (text !== '') {
+              controller.enqueue(bytes.encode(text));
+              return;
+            }
+            const next = await take();
+            if (next.done) {
+              const tail = failed ? '' : encoder.end().join('');
+              if (tail !== '') controller.enqueue(bytes.encode(tail));
+              closed = true;
+              report(failed);
+              controller.close();
+              return;
+            }
+            queued.push(next.value);
+          }
+        } catch (error) {
+          closed = true;
+          report(failed);
+          controller.error(error);
+        }
+      },
+      async cancel() {
+        if (!closed) report(failed);
+        closed = true;
+        await iterator.return?.(undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { status: 200, headers: { 'content-type': call.dialect.streamContentType, 'cache-control': 'no-cache' } });
+}
+
