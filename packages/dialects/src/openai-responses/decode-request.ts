@@ -13,7 +13,8 @@
  * - Everything else (`store`, `include`, `metadata`, `truncation`, a `reasoning` or `text`
  *   object with more than the protocol knows, non-function tools ...) stays in `extra`.
  *   Items only the server could resolve (`item_reference`, `previous_response_id`'s items)
- *   are refused: a gateway holds no conversation state.
+ *   come from `options.items` / `options.previousMessages` (a gateway with a store resolves
+ *   them first); without them they are refused.
  */
 import type { Message, ModelRequest, Part, ReasoningEffort, StructuredOutput, ToolChoice } from '@parlance/protocol';
 import { definedFields, isObject, type JsonObject } from '../shared/json.ts';
@@ -36,7 +37,7 @@ import {
 
 const DIALECT = 'openai_responses';
 
-const KNOWN = ['model', 'input', 'instructions', 'max_output_tokens', 'temperature', 'top_p', 'reasoning', 'text', 'prompt_cache_key', 'tools', 'tool_choice', 'stream'];
+const KNOWN = ['model', 'previous_response_id', 'input', 'instructions', 'max_output_tokens', 'temperature', 'top_p', 'reasoning', 'text', 'prompt_cache_key', 'tools', 'tool_choice', 'stream'];
 
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high', 'xhigh']);
 
@@ -116,7 +117,7 @@ function outputText(output: unknown, path: Path): string {
     .join('');
 }
 
-function decodeInput(body: JsonObject, system: string[]): Message[] {
+function decodeInput(body: JsonObject, system: string[], options: RequestDecodeOptions): Message[] {
   const messages: Message[] = [];
   if (typeof body.input === 'string') return [{ id: 'msg_0', role: 'user', parts: [{ type: 'text', text: body.input }] }];
   const names = new Map<string, string>();
@@ -159,8 +160,14 @@ function decodeInput(body: JsonObject, system: string[]): Message[] {
         messages.push({ id: `msg_${messages.length}`, role: 'tool', parts: [{ type: 'tool-result', toolCallId: id, name: names.get(id) ?? '', output }] });
         continue;
       }
-      case 'item_reference':
-        return invalid('Item references need the provider-side conversation; send the items themselves', [...path, 'type']);
+      case 'item_reference': {
+        const found = typeof item.id === 'string' ? options.items?.get(item.id) : undefined;
+        if (!found) return invalid('Item references need the provider-side conversation; send the items themselves', [...path, 'type']);
+        for (const part of found.parts) if (part.type === 'tool-call') names.set(part.id, part.name);
+        if (found.role === 'assistant') assistant().parts.push(...found.parts);
+        else messages.push({ id: `msg_${messages.length}`, role: found.role, parts: [...found.parts] });
+        continue;
+      }
       default:
         invalid(`Input items of type "${String(type)}" are not supported through a gateway`, [...path, 'type']);
     }
@@ -179,13 +186,15 @@ function toolChoice(value: unknown): ToolChoice | undefined {
 
 export function decodeResponsesRequest(input: unknown, options: RequestDecodeOptions = {}): DecodedRequest {
   const body = objectAt(input, []);
-  if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
+  const previous = body.previous_response_id !== undefined && body.previous_response_id !== null;
+  if (previous && !options.previousMessages) {
     invalid('previous_response_id needs the provider-side conversation; send the whole input with store: false', ['previous_response_id']);
   }
   const model = modelOf(body, options);
   const system: string[] = [];
   if (body.instructions !== undefined && body.instructions !== null) system.push(stringAt(body.instructions, ['instructions']));
-  const messages = decodeInput(body, system);
+  // The earlier turns come first; their instructions are not carried over (as OpenAI documents).
+  const messages = [...(previous ? (options.previousMessages ?? []) : []), ...decodeInput(body, system, options)];
   const request: ModelRequest = { model, messages };
   if (system.length > 0) request.system = system.join('\n\n');
   const decodedTools = decodeToolList(body.tools, (tool) => (tool.type === 'function' ? tool : undefined), 'parameters', (i) => ['tools', i]);

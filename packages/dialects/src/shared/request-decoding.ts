@@ -5,7 +5,7 @@
  * so a same-dialect round trip keeps the request's meaning. Bodies are untrusted input:
  * anything malformed is a `ParlanceError('invalid_request')` with the path of the problem.
  */
-import { ParlanceError, type FilePart, type ModelRequest, type ToolDefinition } from '@parlance/protocol';
+import { ParlanceError, type FilePart, type Message, type ModelRequest, type Part, type ToolDefinition } from '@parlance/protocol';
 import { isObject, type JsonObject } from './json.ts';
 
 /**
@@ -21,6 +21,16 @@ export interface RequestDecodeOptions {
   model?: string;
   /** Whether the call streams, when the URL says so (Gemini's method name). */
   stream?: boolean;
+  /**
+   * Responses: the conversation `previous_response_id` names, resolved by the caller (a gateway
+   * with a store); without it such a request is refused.
+   */
+  previousMessages?: readonly Message[];
+  /**
+   * Responses: what each `item_reference` names (by item id), resolved by the caller; an
+   * unresolved reference is refused.
+   */
+  items?: ReadonlyMap<string, { role: 'assistant' | 'user'; parts: Part[] }>;
 }
 
 /**

@@ -60,6 +60,10 @@ export interface Call {
   includeUsage: boolean;
   signal: AbortSignal;
   started: number;
+  /** The caller-facing response id (default: a fresh one with the caller's prefix). */
+  responseId?: string;
+  /** Keeps the answer's events once it ended well (Responses state; the events are held until then). */
+  keep?: { name: (event: Event) => Event; done: (events: Event[]) => void };
 }
 
 /** What the report needs from a stream, kept as events pass (a long answer's deltas are not kept). */
@@ -98,8 +102,10 @@ function finishOf(call: Call, seen: Tally, error: ErrorEvent | undefined): Gatew
 async function* upstream(call: Call): AsyncGenerator<Event> {
   const { model: _model, ...request } = call.request;
   const sealer = createSealer(call.dialect.id);
-  for await (const event of call.model.stream(request, { signal: call.signal })) yield* sealer.push(event);
-  yield* sealer.flush();
+  const name = call.keep?.name ?? ((event: Event) => event);
+  // Named after sealing: the sealer tells foreign state by the caller's dialect key, which naming adds.
+  for await (const event of call.model.stream(request, { signal: call.signal })) yield* sealer.push(event).map(name);
+  yield* sealer.flush().map(name);
 }
 
 
@@ -126,17 +132,27 @@ async function holdForInputCount(call: Call, held: Event[], take: () => Promise<
   }
 }
 
+/** A fresh caller-facing response id, with the prefix the caller's provider uses. */
+export function newResponseId(dialect: DialectId): string {
+  return RESPONSE_ID_PREFIX[dialect] + crypto.randomUUID().replace(/-/g, '');
+}
+
 export async function answer(call: Call, options: GatewayOptions): Promise<Response> {
-  const encoderOptions = { model: call.name, responseId: RESPONSE_ID_PREFIX[call.dialect.id] + crypto.randomUUID().replace(/-/g, ''), created: Math.floor(call.started / 1000) };
+  const encoderOptions = { model: call.name, responseId: call.responseId ?? newResponseId(call.dialect.id), created: Math.floor(call.started / 1000) };
   const iterator = upstream(call)[Symbol.asyncIterator]();
   const counts: Tally = { usage: {} };
+  const kept: Event[] | undefined = call.keep ? [] : undefined;
   const report = (error: ErrorEvent | undefined) => {
+    if (kept && !error && counts.finishReason !== undefined && counts.finishReason !== 'error' && counts.finishReason !== 'cancelled') call.keep!.done(kept);
     if (!options.onFinish) return;
     Promise.resolve(options.onFinish(finishOf(call, counts, error))).catch(() => {});
   };
   const take = async (): Promise<IteratorResult<Event>> => {
     const next = await iterator.next();
-    if (!next.done) tally(counts, next.value);
+    if (!next.done) {
+      tally(counts, next.value);
+      kept?.push(next.value);
+    }
     return next;
   };
   // Hold the preamble until the answer starts: a failure before any content is an HTTP error.

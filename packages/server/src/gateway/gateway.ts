@@ -16,13 +16,13 @@
  *   GET  /v1/models                                the caller's models, in its SDK's shape
  *   embeddings (./embeddings.ts), token counts (./token-counts.ts), 404s (./not-found.ts)
  */
-import { getDialect, type DecodedRequest, type Dialect, type DialectId } from '@parlance/dialects';
+import { getDialect, type DecodedRequest, type Dialect, type DialectId, type RequestDecodeOptions } from '@parlance/dialects';
 import { type ModelRequest, ParlanceError } from '@parlance/protocol';
 import { Hono, type Context } from 'hono';
 import { principalOf } from '../edge/caller.ts';
 import { createEdge } from '../edge/edge.ts';
 import { jsonOf } from '../edge/json-body.ts';
-import { answer, errorResponse, shown } from './answer.ts';
+import { answer, type Call, errorResponse, newResponseId, shown } from './answer.ts';
 import { openEnvelopes } from './envelope.ts';
 import { createWindowLimiter, gatewayKeyOf, type GatewayPrincipal } from './keys.ts';
 import { DEFAULT_MAX_BODY, DEFAULT_MAX_DEPTH, type GatewayOptions } from './options.ts';
@@ -30,6 +30,7 @@ import type { GatewayEdge } from './edge.ts';
 import { mountEmbeddings } from './embeddings.ts';
 import { callerDialect, geminiCaller, mountNotFound } from './not-found.ts';
 import { mountOllamaGenerate } from './ollama-generate.ts';
+import { createResponsesState, itemNamer } from './responses-state.ts';
 import { createRouter, dialectsOf } from './routing.ts';
 import { mountTokenCounts } from './token-counts.ts';
 
@@ -56,6 +57,7 @@ export type { GatewayFinish, GatewayOptions } from './options.ts';
 export function createGateway(options: GatewayOptions): Hono {
   const router = createRouter(options.routes, { providers: { retry: false, ...options.providers }, allowProviderModels: options.allowProviderModels === true });
   const limiter = createWindowLimiter();
+  const responsesState = createResponsesState(options.store);
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
   // The server's edge, answering in the caller's format. The rate limit is not in it: the gateway
   // counts calls that reach a model (after the model and the key's allow-list are checked, below).
@@ -98,9 +100,9 @@ export function createGateway(options: GatewayOptions): Hono {
   }
 
   /** A decoded request: the caller's 400 for a body its API would refuse. */
-  function decode(dialect: Dialect, json: unknown, urlModel?: { model: string; stream: boolean }): DecodedRequest | Response {
+  function decode(dialect: Dialect, json: unknown, urlModel?: { model: string; stream: boolean }, resolved: RequestDecodeOptions = {}): DecodedRequest | Response {
     try {
-      return dialect.decodeRequest(json, urlModel ?? {});
+      return dialect.decodeRequest(json, { ...urlModel, ...resolved });
     } catch (error) {
       const failure = ParlanceError.from(error, 'invalid_request');
       return errorResponse(dialect, failure.code === 'unknown' ? 'invalid_request' : failure.code, failure.message, 400);
@@ -112,7 +114,10 @@ export function createGateway(options: GatewayOptions): Hono {
     const admitted = await admit(c, dialect, body);
     if (admitted instanceof Response) return admitted;
     const { principal, json } = admitted;
-    const decoded = decode(dialect, json, urlModel);
+    // Responses: what previous_response_id and item_reference name comes from the store.
+    const resolved = dialect.id === 'openai_responses' ? await responsesState.resolve(json, principal) : {};
+    if (resolved instanceof Response) return resolved;
+    const decoded = decode(dialect, json, urlModel, resolved);
     if (decoded instanceof Response) return decoded;
     const name = decoded.request.model;
     const model = router.resolve(name);
@@ -125,7 +130,13 @@ export function createGateway(options: GatewayOptions): Hono {
     if (request.extra && dialectsOf(model).some((id) => id !== dialect.id)) delete request.extra;
     const streamOptions = (json as { stream_options?: { include_usage?: unknown } }).stream_options;
     const includeUsage = dialect.id !== 'openai_completions' || streamOptions?.include_usage === true;
-    return answer({ dialect, principal, name, model, request, stream: decoded.stream, includeUsage, signal: c.req.raw.signal, started }, options);
+    const call: Call = { dialect, principal, name, model, request, stream: decoded.stream, includeUsage, signal: c.req.raw.signal, started };
+    if (dialect.id === 'openai_responses' && responsesState.keeps(json)) {
+      const responseId = newResponseId(dialect.id);
+      call.responseId = responseId;
+      call.keep = { name: itemNamer(responseId), done: (events) => void responsesState.keep(principal, responseId, request.messages, events) };
+    }
+    return answer(call, options);
   }
 
   const route = (path: string, id: DialectId) => app.post(path, guard, (c) => handle(c, getDialect(id)));

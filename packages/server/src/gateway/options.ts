@@ -6,6 +6,7 @@ import type { EmbeddingModel, ResolveModelOptions } from '@parlance/engine';
 import type { ErrorCode, FinishReason, Usage } from '@parlance/protocol';
 import type { GatewayPrincipal } from './keys.ts';
 import type { AllowedOrigins } from '../edge/origin.ts';
+import type { RunStore } from '../run-store.ts';
 import type { GatewayRoute } from './routing.ts';
 
 /**
@@ -51,6 +52,13 @@ export interface GatewayOptions {
    * `:embedContent` / `:batchEmbedContents` (default: none; every such call answers 404).
    */
   embeddings?: Record<string, string | EmbeddingModel>;
+  /**
+   * A run store (memory or Redis) that keeps Responses answers, so a Responses caller's
+   * `previous_response_id` and `item_reference` work, as at OpenAI with `store: true` (the
+   * default; a caller's `store: false` keeps nothing). Kept as long as the store keeps finished
+   * runs. Without one, both forms are refused with a 400 that names this setting.
+   */
+  store?: RunStore;
   /** Let callers name any `provider:model` beyond the table (default false). */
   allowProviderModels?: boolean;
   /**
