@@ -70,13 +70,14 @@ function servedRoutes(app: Hono): Served[] {
 }
 
 /** The caller format of a gateway route, as its SDK expects errors (undefined: the Parlance format). */
-function gatewayDialect(path: string, headers: Headers): DialectId | undefined {
+function gatewayDialect(path: string, headers: Headers, method = 'GET'): DialectId | undefined {
   if (!path.startsWith('/gw/')) return undefined;
-  if (path.endsWith('/chat/completions')) return 'openai_completions';
-  if (path.endsWith('/responses')) return 'openai_responses';
-  if (path.endsWith('/messages')) return 'anthropic_messages';
   if (path.startsWith('/gw/api/')) return 'ollama_chat';
-  if (path.startsWith('/gw/v1beta/')) return 'google_gemini';
+  if (path.endsWith('/chat/completions') || path.endsWith('/embeddings')) return 'openai_completions';
+  if (path.includes('/v1/responses')) return 'openai_responses';
+  if (path.includes('/v1/messages')) return 'anthropic_messages';
+  if (path.startsWith('/gw/api/')) return 'ollama_chat';
+  if (path.startsWith('/gw/v1beta/') || (method === 'POST' && path.startsWith('/gw/v1/models/'))) return 'google_gemini';
   return headers.has('anthropic-version') ? 'anthropic_messages' : 'openai_completions';
 }
 
@@ -94,7 +95,7 @@ function sameShape(actual: unknown, expected: unknown): boolean {
 async function isRefusal(route: Served, sent: Headers, response: Response, status: number, code: ErrorCode): Promise<boolean> {
   if (response.status !== status) return false;
   const body = (await response.json().catch(() => undefined)) as unknown;
-  const dialect = gatewayDialect(route.path, sent);
+  const dialect = gatewayDialect(route.path, sent, route.method);
   if (!dialect) return sameShape(body, { error: { code, message: MESSAGE } });
   return sameShape(body, JSON.parse(getDialect(dialect).encodeError({ code, message: MESSAGE, status }).body));
 }

@@ -24,7 +24,8 @@ export function callerDialect(c: Context): DialectId {
   if (path.includes('/v1/responses')) return 'openai_responses';
   if (path.includes('/v1/messages')) return 'anthropic_messages';
   if (path.includes('/api/')) return 'ollama_chat';
-  if (path.includes('/v1beta/') || geminiCaller(c)) return 'google_gemini';
+  // Gemini (only Gemini POSTs under /v1/models/: models/{model}:generateContent).
+  if (path.includes('/v1beta/') || geminiCaller(c) || (c.req.method === 'POST' && path.includes('/v1/models/'))) return 'google_gemini';
   return c.req.header('anthropic-version') !== undefined ? 'anthropic_messages' : 'openai_completions';
 }
 
