@@ -117,9 +117,10 @@ export function createAnthropicResponseEncoder(options: ResponseEncoderOptions =
     push(event) {
       switch (event.type) {
         case 'message-start': {
-          // Input and cache tokens are known before the first token; output tokens so far are
-          // reported too (the API sends a small count here and the total in message_delta).
-          const shell = messageShell({ ...options, responseId: options.responseId ?? event.responseId, model: options.model ?? event.model }, [], usage, null);
+          // Input and cache tokens are known before the first token. Output is 0 here and whole in
+          // message_delta: clients that add the two (LangChain's ChatAnthropic) then count it once.
+          const { reasoningTokens: _reasoning, ...input } = usage;
+          const shell = messageShell({ ...options, responseId: options.responseId ?? event.responseId, model: options.model ?? event.model }, [], { ...input, outputTokens: 0 }, null);
           return [frame({ type: 'message_start', message: shell })];
         }
         case 'text-start':

@@ -1,0 +1,204 @@
+/**
+ * The clients people use, at their defaults, through the gateway: the AI SDK's providers and
+ * LangChain's chat models, three or more per API format besides its official SDK (which
+ * gateway-sdks.test.ts covers), each to a provider of its own format and of another, streamed
+ * and not: text with usage equal to the upstream's, a parallel tool round trip (the results
+ * reach the provider paired with their calls), and an upstream 429 as the client's error.
+ * Each row is one client as its README shows it; nothing is configured beyond base URL and key.
+ */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { serve, type ServerType } from '@hono/node-server';
+import { ChatAnthropic } from '@langchain/anthropic';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { ChatGoogleGenerativeAI } from '@langchain/google-genai';
+import { ChatOllama } from '@langchain/ollama';
+import { ChatOpenAI } from '@langchain/openai';
+import { getDialect, type DialectId } from '@parlance/dialects';
+import type { ModelSpec } from '@parlance/engine';
+import type { Part } from '@parlance/protocol';
+import { serveMockProvider, type MockProviderServer, type ScriptedTurn } from '@parlance/testing';
+import { generateText, jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from 'ai';
+import { createOllama } from 'ollama-ai-provider-v2';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createMemoryRunStore } from '../memory-run-store.ts';
+import { PROVIDER } from '../../test/gateway-providers.ts';
+import { createGateway } from './gateway.ts';
+import { staticKeys } from './keys.ts';
+
+vi.setConfig({ testTimeout: 60_000 });
+
+const KEY = 'gw-clients-key';
+const USAGE = { inputTokens: 21, outputTokens: 9 };
+const RESULTS: Record<string, string> = { weather: '18C and sunny', time: '14:05' };
+
+/** Text, or parallel tool calls when tools are offered and no result came back yet, or an answer naming the results. */
+function script(request: { messages: { role: string; parts: Part[] }[]; tools?: unknown[] }): ScriptedTurn {
+  const results = request.messages.flatMap((m) => m.parts).filter((p): p is Extract<Part, { type: 'tool-result' }> => p.type === 'tool-result');
+  if (results.length > 0) return { text: `Done: ${results.map((r) => (typeof r.output === 'string' ? r.output : JSON.stringify(r.output))).join(' | ')}`, usage: USAGE };
+  if (request.tools?.length) return { toolCalls: [{ id: 'call_w', name: 'weather', input: { city: 'Paris' } }, { id: 'call_t', name: 'time', input: { zone: 'CET' } }], usage: USAGE };
+  return { text: 'Hello there.', usage: USAGE };
+}
+
+const UPSTREAMS: DialectId[] = ['openai_completions', 'anthropic_messages', 'google_gemini', 'ollama_chat', 'openai_responses'];
+const mocks = new Map<DialectId, MockProviderServer>();
+let server: ServerType;
+let url = '';
+
+beforeAll(async () => {
+  const routes: Record<string, ModelSpec> = {};
+  for (const dialect of UPSTREAMS) {
+    const mock = await serveMockProvider({
+      dialect,
+      script: (recorded) => {
+        const decoded = getDialect(dialect).decodeRequest(recorded.body, { model: recorded.model ?? 'm', stream: true }).request;
+        return decoded.model === 'limited' ? { error: { code: 'rate_limited', message: 'Slow down', status: 429 } } : script(decoded);
+      },
+    });
+    mocks.set(dialect, mock);
+    routes[`to-${dialect}`] = { ...PROVIDER[dialect], model: 'm', baseURL: mock.url, apiKey: 'p', retry: false };
+    routes[`limited-${dialect}`] = { ...PROVIDER[dialect], model: 'limited', baseURL: mock.url, apiKey: 'p', retry: false };
+  }
+  const app = createGateway({ routes, authorize: staticKeys({ [KEY]: { id: 'clients' } }), store: createMemoryRunStore() });
+  await new Promise<void>((resolve) => {
+    server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
+      url = `http://127.0.0.1:${info.port}`;
+      resolve();
+    });
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await Promise.all([...mocks.values()].map((mock) => mock.close()));
+});
+
+/** The tool results the provider got on its last call, paired with the calls they answer. */
+function lastResultsAt(dialect: DialectId): { name: string; output: string }[] {
+  const last = mocks.get(dialect)!.requests.at(-1)!;
+  const messages = getDialect(dialect).decodeRequest(last.body, { model: last.model ?? 'm', stream: true }).request.messages;
+  const parts = messages.flatMap((m) => m.parts);
+  const calls = parts.filter((p): p is Extract<Part, { type: 'tool-call' }> => p.type === 'tool-call');
+  return parts
+    .filter((p): p is Extract<Part, { type: 'tool-result' }> => p.type === 'tool-result')
+    .map((r) => ({ name: calls.find((c) => c.id === r.toolCallId)?.name ?? `unpaired:${r.name}`, output: typeof r.output === 'string' ? r.output : JSON.stringify(r.output) }));
+}
+
+const TOOL_SCHEMAS = {
+  weather: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  time: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] },
+} as const;
+
+interface Row {
+  client: string;
+  format: DialectId;
+  ai?: (model: string) => LanguageModel;
+  langchain?: (model: string) => BaseChatModel;
+}
+
+const ROWS: Row[] = [
+  { client: '@ai-sdk/openai .chat()', format: 'openai_completions', ai: (m) => createOpenAI({ baseURL: `${url}/v1`, apiKey: KEY }).chat(m) },
+  { client: '@langchain/openai ChatOpenAI', format: 'openai_completions', langchain: (m) => new ChatOpenAI({ model: m, apiKey: KEY, configuration: { baseURL: `${url}/v1` }, maxRetries: 0 }) },
+  { client: '@ai-sdk/openai (Responses, store: true)', format: 'openai_responses', ai: (m) => createOpenAI({ baseURL: `${url}/v1`, apiKey: KEY })(m) },
+  { client: '@langchain/openai ChatOpenAI (useResponsesApi)', format: 'openai_responses', langchain: (m) => new ChatOpenAI({ model: m, apiKey: KEY, configuration: { baseURL: `${url}/v1` }, useResponsesApi: true, maxRetries: 0 }) },
+  { client: '@ai-sdk/anthropic', format: 'anthropic_messages', ai: (m) => createAnthropic({ baseURL: `${url}/v1`, apiKey: KEY })(m) },
+  { client: '@langchain/anthropic ChatAnthropic', format: 'anthropic_messages', langchain: (m) => new ChatAnthropic({ model: m, apiKey: KEY, anthropicApiUrl: url, maxRetries: 0 }) },
+  { client: '@ai-sdk/google', format: 'google_gemini', ai: (m) => createGoogleGenerativeAI({ baseURL: `${url}/v1beta`, apiKey: KEY })(m) },
+  { client: '@langchain/google-genai ChatGoogleGenerativeAI', format: 'google_gemini', langchain: (m) => new ChatGoogleGenerativeAI({ model: m, apiKey: KEY, baseUrl: url, maxRetries: 0 }) },
+  { client: 'ollama-ai-provider-v2', format: 'ollama_chat', ai: (m) => createOllama({ baseURL: `${url}/api`, headers: { authorization: `Bearer ${KEY}` } })(m) },
+  { client: '@langchain/ollama ChatOllama', format: 'ollama_chat', langchain: (m) => new ChatOllama({ model: m, baseUrl: url, headers: { authorization: `Bearer ${KEY}` } }) },
+];
+
+/** What a client read: text, its usage, the tool results the provider got, an error's status. */
+interface Seen {
+  text: string;
+  usage?: { input?: number; output?: number };
+}
+
+async function aiText(model: LanguageModel, stream: boolean): Promise<Seen> {
+  if (!stream) {
+    const result = await generateText({ model, prompt: 'hi', maxRetries: 0 });
+    return { text: result.text, usage: { input: result.usage.inputTokens, output: result.usage.outputTokens } };
+  }
+  const result = streamText({ model, prompt: 'hi', maxRetries: 0, onError: () => {} });
+  let text = '';
+  for await (const delta of result.textStream) text += delta;
+  const usage = await result.usage;
+  return { text, usage: { input: usage.inputTokens, output: usage.outputTokens } };
+}
+
+async function aiTools(model: LanguageModel, stream: boolean): Promise<string> {
+  const tools = Object.fromEntries(
+    Object.entries(TOOL_SCHEMAS).map(([name, schema]) => [name, tool({ description: name, inputSchema: jsonSchema(schema as never), execute: async () => RESULTS[name] })]),
+  );
+  const options = { model, prompt: 'Weather and time in Paris?', tools, stopWhen: stepCountIs(3), maxRetries: 0 };
+  if (!stream) return (await generateText(options)).text;
+  const result = streamText({ ...options, onError: () => {} });
+  let text = '';
+  for await (const delta of result.textStream) text += delta;
+  return text;
+}
+
+function lcText(message: BaseMessage): string {
+  return typeof message.content === 'string' ? message.content : message.content.map((part) => (typeof part === 'string' ? part : part.type === 'text' ? (part as { text: string }).text : '')).join('');
+}
+
+async function lcTurn(model: BaseChatModel, messages: BaseMessage[], stream: boolean): Promise<AIMessage> {
+  if (!stream) return (await model.invoke(messages)) as AIMessage;
+  let whole: AIMessage | undefined;
+  for await (const chunk of await model.stream(messages)) whole = whole ? (whole as unknown as { concat(c: unknown): AIMessage }).concat(chunk) : (chunk as unknown as AIMessage);
+  return whole!;
+}
+
+async function lcTools(model: BaseChatModel, stream: boolean): Promise<string> {
+  const bound = model.bindTools!(Object.entries(TOOL_SCHEMAS).map(([name, schema]) => ({ type: 'function' as const, function: { name, description: name, parameters: schema } }))) as unknown as BaseChatModel;
+  const history: BaseMessage[] = [new HumanMessage('Weather and time in Paris?')];
+  const first = await lcTurn(bound, history, stream);
+  expect(first.tool_calls?.map((c) => c.name)).toEqual(['weather', 'time']);
+  history.push(first);
+  for (const call of first.tool_calls ?? []) history.push(new ToolMessage({ content: RESULTS[call.name]!, tool_call_id: call.id ?? '', name: call.name }));
+  return lcText(await lcTurn(bound, history, stream));
+}
+
+describe.each(ROWS)('$client', (row) => {
+  const others = UPSTREAMS.filter((d) => d !== row.format).slice(0, 1);
+  describe.each([row.format, ...others])('to a %s provider', (upstream) => {
+    for (const stream of [false, true]) {
+      const mode = stream ? 'streamed' : 'not streamed';
+
+      it(`${mode}: text with the upstream's usage`, async () => {
+        const model = `to-${upstream}`;
+        const seen = row.ai ? await aiText(row.ai(model), stream) : await (async () => {
+          const message = await lcTurn(row.langchain!(model), [new HumanMessage('hi')], stream);
+          return { text: lcText(message), usage: { input: message.usage_metadata?.input_tokens, output: message.usage_metadata?.output_tokens } };
+        })();
+        expect(seen.text).toBe('Hello there.');
+        expect(seen.usage).toEqual({ input: USAGE.inputTokens, output: USAGE.outputTokens });
+      });
+
+      it(`${mode}: parallel tool calls, and both results reach the provider paired with their calls`, async () => {
+        const model = `to-${upstream}`;
+        const text = row.ai ? await aiTools(row.ai(model), stream) : await lcTools(row.langchain!(model), stream);
+        expect(text).toContain('18C and sunny');
+        expect(text).toContain('14:05');
+        expect(lastResultsAt(upstream).sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+          { name: 'time', output: expect.stringContaining('14:05') },
+          { name: 'weather', output: expect.stringContaining('18C and sunny') },
+        ]);
+      });
+    }
+
+    it('an upstream 429 is the client error with status 429', async () => {
+      const model = `limited-${upstream}`;
+      const error = row.ai
+        ? await generateText({ model: row.ai(model), prompt: 'hi', maxRetries: 0 }).catch((e: unknown) => e)
+        : await row.langchain!(model).invoke([new HumanMessage('hi')]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      const status = (error as { statusCode?: number; status?: number; lc_error_code?: string }).statusCode ?? (error as { status?: number }).status;
+      if (status !== undefined) expect(status).toBe(429);
+      else expect(String((error as Error).message)).toMatch(/429|rate|slow down/i);
+    });
+  });
+});
