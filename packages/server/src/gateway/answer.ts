@@ -169,6 +169,15 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
     if (!PREAMBLE.has(next.value.type)) break;
   }
 
+  // Same format: the provider's own response id and model reach the caller, as they would
+  // straight from the provider (users match them against the provider's logs); across formats
+  // (or for a kept Responses answer, whose items name our id) the caller sees the route's.
+  const start = preamble.find((event): event is Extract<Event, { type: 'message-start' }> => event.type === 'message-start');
+  if (start && call.responseId === undefined && (counts.provenance?.dialect ?? call.model.dialect) === call.dialect.id) {
+    if (start.responseId) encoderOptions.responseId = start.responseId;
+    if (start.model) encoderOptions.model = start.model;
+  }
+
   if (!call.stream) {
     const events = preamble;
     for (;;) {

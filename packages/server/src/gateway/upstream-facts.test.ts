@@ -57,4 +57,19 @@ describe('upstream facts reach the caller', () => {
     }
     expect(provider.requests).toHaveLength(0);
   });
+
+  it.each(DIALECT_IDS)("a %s caller of a provider of its own format gets the provider's response id and model; across formats, the route's", async (caller) => {
+    const same = mockProviderServer({ dialect: caller, script: [TEXT] });
+    const other = mockProviderServer({ dialect: caller === 'ollama_chat' ? 'openai_completions' : 'ollama_chat', script: [TEXT] });
+    const app = createGateway({ routes: { m: target(caller, same, 'provider-model-1'), x: target(caller === 'ollama_chat' ? 'openai_completions' : 'ollama_chat', other, 'provider-model-1') }, authorize: staticKeys({ k1: { id: 'a' } }) });
+    // The mock provider's own ids (its encoders' defaults), where the format has one the gateway would replace.
+    const providerIds: Partial<Record<DialectId, string>> = { anthropic_messages: 'msg_parlance0001', google_gemini: 'parlance-response-0001' };
+    for (const stream of [false, true]) {
+      const text = await (await post(app, caller, 'm', stream)).text();
+      expect(text).toContain('provider-model-1');
+      if (providerIds[caller]) expect(text).toContain(providerIds[caller]);
+      const crossed = await (await post(app, caller, 'x', stream)).text();
+      expect(crossed).not.toContain('provider-model-1');
+    }
+  });
 });
