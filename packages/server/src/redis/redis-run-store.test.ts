@@ -36,3 +36,36 @@ it('turns a Redis that cannot be reached into a typed, retryable store_unavailab
   await store.close();
   redis.disconnect();
 });
+
+it('keeps finished runs within maxFinishedBytes: the oldest are evicted and answer run_expired; their request keys are free', async () => {
+  const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+  const store = createRedisRunStore({ redis, prefix: `budget${Date.now()}:`, maxFinishedBytes: 5_000 });
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { run } = await store.create({ id: `b${i}`, requestKey: `p:b${i}`, createdAt: 0 });
+      await store.append(run.id, { type: 'text-delta', id: 't', delta: 'x'.repeat(2_000) });
+      await store.append(run.id, { type: 'chat-finish', haltReason: 'completed', usage: {} });
+      await store.finish(run.id);
+      ids.push(run.id);
+    }
+    // About 2 KB each: the last two fit the 5,000 bytes, the first three were evicted.
+    for (const id of ids.slice(0, 3)) {
+      expect(await store.get(id)).toMatchObject({ id, status: 'finished', expired: true });
+      const read = (async () => {
+        for await (const _ of store.follow(id, -1));
+      })();
+      await expect(read).rejects.toMatchObject({ code: 'run_expired' });
+    }
+    for (const id of ids.slice(3)) {
+      expect(await store.get(id)).not.toHaveProperty('expired');
+      const events = [];
+      for await (const stored of store.follow(id, -1)) events.push(stored.event.type);
+      expect(events).toEqual(['text-delta', 'chat-finish']);
+    }
+    expect((await store.create({ id: 'again', requestKey: 'p:b0', createdAt: 0 })).created).toBe(true);
+  } finally {
+    await store.close();
+    await redis.quit();
+  }
+});

@@ -7,6 +7,8 @@
  *   run:{id}:events   list of event JSON; an event's sequence is its index
  *   req:<requestKey>  the run a principal's clientRequestId started (dedupe)
  *   running           sorted set of going runs by lease expiry (the `maxRunning` count)
+ *   finished          sorted set of finished runs by finish time, with finished:bytes (hash: id -> bytes)
+ *                     and finished:total: the `maxFinishedBytes` budget (oldest evicted, marked expired)
  *   value:<key>       a value of `setValue` (the AI SDK route's chat -> run map), with its own TTL
  *   channel run:{id}  pub/sub: `<seq> <json>` per event, `c` on cancel, `f` on finish
  *
@@ -30,6 +32,7 @@ import {
   type RunRecord,
   type RunStore,
   runEndedError,
+  runExpiredError,
   runLimitError,
   runNotFoundError,
   type StoredEvent,
@@ -59,7 +62,16 @@ export interface RedisRunStoreOptions {
   prefix?: string;
   /** Per-run and per-store limits (defaults: `DEFAULT_RUN_LIMITS`). `maxRunning` counts runs on every instance. */
   limits?: Partial<RunLimits>;
+  /**
+   * Bytes of event JSON all finished runs under this prefix keep in Redis together (default 256 MiB).
+   * Past it the oldest finished runs are evicted before their `retainMs`: their events are deleted and a
+   * resume answers `run_expired` (410); the client starts a fresh run from its thread.
+   */
+  maxFinishedBytes?: number;
 }
+
+/** Bytes of event JSON finished runs keep in Redis unless `maxFinishedBytes` says otherwise (256 MiB). */
+const DEFAULT_REDIS_FINISHED_BYTES = 256 * 1024 * 1024;
 
 /**
  * The Redis store: a `RunStore` plus `close()` for its pub/sub connection.
@@ -103,6 +115,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
   const runningKey = `${prefix}running`;
   const valueKey = (key: string) => `${prefix}value:${key}`;
   const checkMs = Math.max(10, Math.min(1_000, limits.leaseMs / 4));
+  const maxFinishedBytes = options.maxFinishedBytes ?? DEFAULT_REDIS_FINISHED_BYTES;
 
   const shas = new Map<string, string>();
   /** EVALSHA, loading the script on first use and after a Redis restart (NOSCRIPT). */
@@ -164,13 +177,14 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
   }
 
   function record(fields: (string | null)[]): RunRecord | undefined {
-    const [id, requestKey, status, createdAt, cancel] = fields;
+    const [id, requestKey, status, createdAt, cancel, expired] = fields;
     if (!id || !requestKey || !status) return undefined;
     const out: RunRecord = { id, requestKey, status: status === 'finished' ? 'finished' : 'running', createdAt: Number(createdAt) };
     if (cancel === '1') out.cancelRequested = true;
+    if (expired === '1') out.expired = true;
     return out;
   }
-  const RECORD_FIELDS = ['id', 'requestKey', 'status', 'createdAt', 'cancel'];
+  const RECORD_FIELDS = ['id', 'requestKey', 'status', 'createdAt', 'cancel', 'expired'];
 
   async function get(runId: string): Promise<RunRecord | undefined> {
     return record(await command(() => redis.hmget(runKey(runId), ...RECORD_FIELDS)));
@@ -178,7 +192,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
 
   /** Ends a run whose owner's lease lapsed (atomically; a no-op if it finished or renewed meanwhile). */
   async function reap(runId: string): Promise<void> {
-    await script('reap', [runKey(runId), eventsKey(runId), runningKey], [runId, limits.retainMs, channel(runId), prefix, ...lostRunEvents().map((e) => JSON.stringify(e))]);
+    await script('reap', [runKey(runId), eventsKey(runId), runningKey], [runId, limits.retainMs, channel(runId), prefix, maxFinishedBytes, ...lostRunEvents().map((e) => JSON.stringify(e))]);
   }
 
   return {
@@ -219,7 +233,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       return { seq, cancelled: reply[1] === 1 };
     },
     async finish(runId: string) {
-      const reply = await script('finish', [runKey(runId), eventsKey(runId), runningKey], [runId, limits.retainMs, channel(runId), prefix]);
+      const reply = await script('finish', [runKey(runId), eventsKey(runId), runningKey], [runId, limits.retainMs, channel(runId), prefix, maxFinishedBytes]);
       if (reply[0] === -1) throw runNotFoundError(runId);
       if (reply[0] === -4) throw noEndingError(runId);
     },
@@ -275,7 +289,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
               redis
                 .multi()
                 .lrange(eventsKey(runId), next, -1)
-                .hmget(runKey(runId), 'status', 'lease')
+                .hmget(runKey(runId), 'status', 'lease', 'expired')
                 .time()
                 .exec(),
             );
@@ -285,9 +299,10 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
             }) as [string[], (string | null)[], [string, string]];
             // Messages already in what was read are skipped below by their sequence.
             for (const json of events) yield { seq: next++, event: JSON.parse(json) as Event };
-            const [status, lease] = fields;
-            // Gone (expired, or a Redis that restarted empty): say so, never just stop.
+            const [status, lease, expired] = fields;
+            // Gone (expired, evicted, or a Redis that restarted empty): say so, never just stop.
             if (!status) throw runNotFoundError(runId);
+            if (expired === '1') throw runExpiredError(runId);
             if (status === 'finished') return;
             const serverNow = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
             if (Number(lease) < serverNow) {

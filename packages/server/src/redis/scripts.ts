@@ -6,6 +6,40 @@
  */
 const NOW = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
+/**
+ * Keeps finished runs within a byte budget: counts the run just finished (KEYS[1], its events in
+ * KEYS[2]) in the sorted set of finished runs (by finish time) and their total, forgets those whose
+ * retention ended, and evicts the oldest while the total is over the budget: an evicted run's events
+ * are deleted and its record marked `expired` (a resume answers run_expired). Needs NOW, and
+ * `id`, `retainMs`, `prefix`, `maxFinishedBytes` set by the script that uses it.
+ */
+const KEEP_FINISHED = `local fin = prefix .. 'finished'
+local sizes = prefix .. 'finished:bytes'
+local totalKey = prefix .. 'finished:total'
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', fin, '-inf', now - retainMs)) do
+  redis.call('ZREM', fin, old)
+  redis.call('DECRBY', totalKey, tonumber(redis.call('HGET', sizes, old) or '0'))
+  redis.call('HDEL', sizes, old)
+end
+local size = tonumber(redis.call('HGET', KEYS[1], 'bytes') or '0')
+redis.call('ZADD', fin, now, id)
+redis.call('HSET', sizes, id, size)
+local total = tonumber(redis.call('INCRBY', totalKey, size))
+while total > maxFinishedBytes do
+  local oldest = redis.call('ZPOPMIN', fin)
+  if #oldest == 0 then break end
+  local victim = oldest[1]
+  total = tonumber(redis.call('DECRBY', totalKey, tonumber(redis.call('HGET', sizes, victim) or '0')))
+  redis.call('HDEL', sizes, victim)
+  local record = prefix .. 'run:{' .. victim .. '}'
+  redis.call('DEL', record .. ':events')
+  local requestKey = redis.call('HGET', record, 'requestKey')
+  if requestKey then
+    redis.call('HSET', record, 'expired', 1)
+    redis.call('DEL', prefix .. 'req:' .. requestKey)
+  end
+end`;
+
 export const SCRIPTS = {
   // KEYS: req, run, running. ARGV: id, requestKey, createdAt, maxRunning, leaseMs, ttlMs.
   // Returns {1, id} created, {0, id} an existing run for the request key, {2} at maxRunning.
@@ -45,15 +79,18 @@ redis.call('ZADD', KEYS[3], 'XX', lease, ARGV[7])
 redis.call('PUBLISH', ARGV[6], (n - 1) .. ' ' .. ARGV[1])
 return {n - 1, tonumber(h[4])}`,
 
-  // KEYS: run, events, running. ARGV: id, retainMs, channel, prefix.
+  // KEYS: run, events, running. ARGV: id, retainMs, channel, prefix, maxFinishedBytes.
   // Returns {1} finished, {0} it was not going (finished already), {-1} no run, {-4} its last event is not its chat-finish.
   finish: `local h = redis.call('HMGET', KEYS[1], 'status', 'requestKey', 'last')
 if not h[1] then return {-1} end
 if h[1] ~= 'running' then return {0} end
 if h[3] ~= 'f' then return {-4} end
+${NOW}
+local id, retainMs, prefix, maxFinishedBytes = ARGV[1], tonumber(ARGV[2]), ARGV[4], tonumber(ARGV[5])
 redis.call('HSET', KEYS[1], 'status', 'finished')
 redis.call('ZREM', KEYS[3], ARGV[1])
 for _, key in ipairs({KEYS[1], KEYS[2], ARGV[4] .. 'req:' .. h[2]}) do redis.call('PEXPIRE', key, ARGV[2]) end
+${KEEP_FINISHED}
 redis.call('PUBLISH', ARGV[3], 'f')
 return {1}`,
 
@@ -78,19 +115,22 @@ if h[1] == 'running' then
 end
 return {tonumber(h[2])}`,
 
-  // KEYS: run, events, running. ARGV: id, retainMs, channel, prefix, then the terminal events' JSON.
+  // KEYS: run, events, running. ARGV: id, retainMs, channel, prefix, maxFinishedBytes, then the terminal events' JSON.
   // Ends the run as lost if it is still going and its lease lapsed.
   // A run whose chat-finish is stored (only its finish was lost) is finished as it is: one ending, not lost.
   reap: `${NOW}
 local h = redis.call('HMGET', KEYS[1], 'status', 'lease', 'requestKey', 'last')
 if h[1] ~= 'running' or tonumber(h[2]) >= now then return {0} end
-for i = 5, (h[4] == 'f' and 4 or #ARGV) do
+for i = 6, (h[4] == 'f' and 5 or #ARGV) do
   local n = redis.call('RPUSH', KEYS[2], ARGV[i])
+  redis.call('HINCRBY', KEYS[1], 'bytes', string.len(ARGV[i]))
   redis.call('PUBLISH', ARGV[3], (n - 1) .. ' ' .. ARGV[i])
 end
 redis.call('HSET', KEYS[1], 'status', 'finished', 'count', redis.call('LLEN', KEYS[2]))
 redis.call('ZREM', KEYS[3], ARGV[1])
 for _, key in ipairs({KEYS[1], KEYS[2], ARGV[4] .. 'req:' .. h[3]}) do redis.call('PEXPIRE', key, ARGV[2]) end
+local id, retainMs, prefix, maxFinishedBytes = ARGV[1], tonumber(ARGV[2]), ARGV[4], tonumber(ARGV[5])
+${KEEP_FINISHED}
 redis.call('PUBLISH', ARGV[3], 'f')
 return {1}`,
 
