@@ -40,6 +40,12 @@ export class ChatRun {
   private fold: FoldState;
   /** The collected result shares the run's fold (one fold per event), started on the thread. */
   private collected: CollectState;
+  /**
+   * Whether `collected` holds the current fold. A delta changes nothing the collected result holds
+   * but its fold, so `emit` does not copy the collected state per delta (it did: one object per
+   * streamed delta); `current()` brings its fold up to date where it is read.
+   */
+  private collectedFold = true;
   private usage: Usage = {};
   private tools: ReadonlyMap<string, AnyTool>;
   /** Retry feedback for structured output, shown to the model after the message it answers. */
@@ -84,10 +90,23 @@ export class ChatRun {
     }
   }
 
+  /** The collected result with its fold up to date. */
+  private current(): CollectState {
+    if (!this.collectedFold) {
+      this.collected = { ...this.collected, fold: this.fold };
+      this.collectedFold = true;
+    }
+    return this.collected;
+  }
+
   /** Every event goes through here: folded, collected, sent, shown to `onEvent`. */
   emit(event: Event): void {
     this.fold = reduceEvents(this.fold, event);
-    this.collected = addToCollect(this.collected, event, this.fold);
+    if (event.type === 'text-delta' || event.type === 'reasoning-delta' || event.type === 'tool-call-delta') this.collectedFold = false;
+    else {
+      this.collected = addToCollect(this.collected, event, this.fold);
+      this.collectedFold = true;
+    }
     this.output(event);
     if (this.config.hooks.onEvent) {
       try {
@@ -260,7 +279,7 @@ export class ChatRun {
     finish = withThread(finish);
     if (config.hooks.onFinish) {
       try {
-        await config.hooks.onFinish(toChatResult(addToCollect(this.collected, finish)));
+        await config.hooks.onFinish(toChatResult(addToCollect(this.current(), finish)));
       } catch (error) {
         finish = withThread({ type: 'chat-finish', haltReason: 'error', usage: this.usage, error: { code: 'unknown', message: new HookError('onFinish', error).message } });
       }
@@ -301,7 +320,7 @@ export class ChatRun {
   }
 
   private lastStep(): StepResult {
-    return toChatResult(this.collected).steps.at(-1)!;
+    return toChatResult(this.current()).steps.at(-1)!;
   }
 }
 
