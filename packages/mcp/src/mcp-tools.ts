@@ -303,6 +303,20 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     }
   };
 
+  /** The MCP semantic conventions' attributes of a call (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/), on its execute_tool span. */
+  const endpoint = !isClient(connection) && 'url' in connection ? new URL(connection.url) : undefined;
+  const spanAttributes = (): Record<string, string | number> => {
+    const http = (transport ?? client.transport) as Partial<StreamableHTTPClientTransport> | undefined;
+    const out: Record<string, string | number> = { 'mcp.method.name': 'tools/call' };
+    if (http?.sessionId) out['mcp.session.id'] = http.sessionId;
+    if (http?.protocolVersion) out['mcp.protocol.version'] = http.protocolVersion;
+    if (endpoint) {
+      out['network.transport'] = 'tcp';
+      out['server.address'] = endpoint.hostname;
+      out['server.port'] = endpoint.port ? Number(endpoint.port) : endpoint.protocol === 'https:' ? 443 : 80;
+    }
+    return out;
+  };
   const warn = options.onWarning ?? ((message: string) => console.warn(`[parlance/mcp] ${message}`));
   const build = (listed: McpTool[]): AnyTool[] => {
     // A tool that must run as a task (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks)
@@ -329,6 +343,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
         input: server.inputSchema as JSONSchema,
         ...(needsApproval !== undefined ? { needsApproval } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        spanAttributes,
         execute: (input, context) => call(server.name, input, context.signal, timeoutMs, server.execution?.taskSupport === 'required'),
       });
     });

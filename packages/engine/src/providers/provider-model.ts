@@ -154,6 +154,7 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
     dialect: dialectId,
     info,
     stream: (request, options = {}) => run(request, options),
+    endpoint: () => resolveBaseURL(definition, settings),
     toJSON: () => ({ provider, modelId, dialect: dialectId }),
   };
   return model;

@@ -136,6 +136,8 @@ export interface ProviderSettings extends ProviderTransportOptions {
  */
 export interface ProviderModel extends LanguageModel {
   readonly info: ModelInfo;
+  /** The base URL calls go to (settings, environment, or the provider's default): spans record its host and port. */
+  endpoint(): string;
   toJSON(): { provider: string; modelId: string; dialect: string };
 }
 

@@ -22,9 +22,12 @@ export interface TelemetryOptions {
   /** The tracer (default: `@parlance/engine`'s tracer from the globally registered provider). */
   tracer?: Tracer;
   /**
-   * Record prompts, answers, tool arguments and tool results on spans
+   * Record prompts, answers, tool arguments, results and definitions on spans
    * (`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`,
-   * `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`). Off by default: they may hold personal data.
+   * `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, `gen_ai.tool.definitions`), and error
+   * messages as span status messages (a tool's error or an upstream's error body may quote what it
+   * was sent, or a key). Off by default: they may hold personal data; a failed span then carries
+   * its `error.type` alone.
    */
   recordContent?: boolean;
   /** `gen_ai.agent.name` of the run span, which is then named `invoke_agent {agentName}`. */

@@ -144,7 +144,7 @@ describe('OpenTelemetry spans of a run', () => {
     expect(JSON.parse(String(toolSpan.attributes['gen_ai.tool.call.result']))).toEqual({ city: 'Paris', tempC: 21 });
   });
 
-  it('a provider error and a failing tool end their spans with error status and error.type', async () => {
+  it('a provider error and a failing tool end their spans with error status and error.type (the message only with recordContent)', async () => {
     const { tracer, spans } = memoryTracer();
     const broken = tool({
       name: 'broken',
@@ -163,10 +163,10 @@ describe('OpenTelemetry spans of a run', () => {
     expect(result.haltReason).toBe('error');
     const all = spans();
     const toolSpan = one(all, 'execute_tool broken');
-    expect(toolSpan.status).toEqual({ code: SpanStatusCode.ERROR, message: 'disk full' });
+    expect(toolSpan.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Failed: Error' });
     expect(toolSpan.attributes['error.type']).toBe('Error');
     const failed = byName(all, 'chat fake-model').find((s) => s.attributes['parlance.step'] === 1)!;
-    expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Try later' });
+    expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Failed: overloaded' });
     expect(failed.attributes['error.type']).toBe('overloaded');
     const root = one(all, 'invoke_agent');
     expect(root.status.code).toBe(SpanStatusCode.ERROR);

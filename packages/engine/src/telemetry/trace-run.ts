@@ -11,7 +11,11 @@
  * wrapped, and the run span ends on the `chat-finish` event (the `onEvent` hook). When
  * the run span does not record (no tracer provider registered, or sampled out) the run
  * is left exactly as it was, so an untraced run pays one no-op span per run, nothing per event.
- * Cost, halt reason and step live in our own `parlance.*` namespace.
+ * Cost, halt reason and step live in our own `parlance.*` namespace; every other name is the
+ * conventions' as `@opentelemetry/semantic-conventions/incubating` publishes it (a test reads them
+ * from that package). Content (prompts, answers, tool arguments and results, tool definitions, and
+ * error messages: a tool's error or an upstream's error body may quote what it was sent, or a key)
+ * is recorded only with `recordContent`; without it a failed span says its `error.type` alone.
  */
 import type { Event, FinishReason, LanguageModel, Message, ModelCallOptions, ModelRequest, Usage } from '@parlance/protocol';
 import type { RunConfig } from '../loop/run-chat.ts';
@@ -54,7 +58,7 @@ function usageAttributes(usage: Usage | undefined): Attributes {
   if (usage.outputTokens !== undefined) out['gen_ai.usage.output_tokens'] = usage.outputTokens;
   if (usage.cacheReadTokens !== undefined) out['gen_ai.usage.cache_read.input_tokens'] = usage.cacheReadTokens;
   if (usage.cacheWriteTokens !== undefined) out['gen_ai.usage.cache_creation.input_tokens'] = usage.cacheWriteTokens;
-  if (usage.reasoningTokens !== undefined) out['parlance.usage.reasoning_tokens'] = usage.reasoningTokens;
+  if (usage.reasoningTokens !== undefined) out['gen_ai.usage.reasoning.output_tokens'] = usage.reasoningTokens;
   if (usage.cost !== undefined) out['parlance.usage.cost'] = usage.cost;
   return out;
 }
@@ -66,9 +70,23 @@ function finishReasonValue(reason: FinishReason): string {
   return reason;
 }
 
-function fail(span: Span, type: string, message: string): void {
+/** A failed span: its `error.type`, and the error's message only when content is recorded (it is content). */
+function fail(span: Span, type: string, message: string, recordContent: boolean): void {
   span.setAttribute('error.type', type);
-  span.setStatus({ code: STATUS_ERROR, message });
+  span.setStatus({ code: STATUS_ERROR, message: recordContent ? message : `Failed: ${type}` });
+}
+
+/** `server.address` and `server.port` of a model's endpoint (a provider model knows it; a custom LanguageModel may not). */
+function serverAttributes(model: LanguageModel): Attributes {
+  const endpoint = (model as { endpoint?: () => string }).endpoint;
+  if (typeof endpoint !== 'function') return {};
+  try {
+    const url = new URL(endpoint());
+    const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : url.protocol === 'http:' ? 80 : undefined;
+    return { 'server.address': url.hostname, ...(port !== undefined ? { 'server.port': port } : {}) };
+  } catch {
+    return {};
+  }
 }
 
 function errorType(error: unknown): string {
@@ -132,6 +150,7 @@ function tracedStream(model: LanguageModel, request: Omit<ModelRequest, 'model'>
         'gen_ai.provider.name': providerName(model.provider),
         'gen_ai.request.model': model.modelId,
         'gen_ai.conversation.id': state.conversationId,
+        ...serverAttributes(model),
       };
       if (state.step !== undefined) attributes['parlance.step'] = state.step;
       if (request.maxOutputTokens !== undefined) attributes['gen_ai.request.max_tokens'] = request.maxOutputTokens;
@@ -142,6 +161,7 @@ function tracedStream(model: LanguageModel, request: Omit<ModelRequest, 'model'>
       if (state.recordContent) {
         if (request.system !== undefined) attributes['gen_ai.system_instructions'] = json([{ type: 'text', content: request.system }]);
         attributes['gen_ai.input.messages'] = json(conventionMessages(request.messages));
+        if (request.tools?.length) attributes['gen_ai.tool.definitions'] = json(request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.inputSchema })));
       }
       const span = state.tracer.startSpan(`chat ${model.modelId}`, { kind: SPAN_KIND_CLIENT, attributes }, state.parent);
       const active = contextWithSpan(state.parent, span);
@@ -161,9 +181,9 @@ function tracedStream(model: LanguageModel, request: Omit<ModelRequest, 'model'>
           for (const call of calls) parts.push({ type: 'tool_call', ...call });
           span.setAttribute('gen_ai.output.messages', json([{ role: 'assistant', parts, finish_reason: finishReasonValue(finishReason ?? 'other') }]));
         }
-        if (outcome === 'threw') fail(span, errorType(thrown), thrown instanceof Error ? thrown.message : String(thrown));
-        else if (error) fail(span, error.code, error.message);
-        else if (outcome === 'stopped' || finishReason === 'cancelled') fail(span, 'cancelled', 'The model call was stopped before it finished');
+        if (outcome === 'threw') fail(span, errorType(thrown), thrown instanceof Error ? thrown.message : String(thrown), state.recordContent);
+        else if (error) fail(span, error.code, error.message, state.recordContent);
+        else if (outcome === 'stopped' || finishReason === 'cancelled') fail(span, 'cancelled', 'The model call was stopped before it finished', true);
         span.end();
       };
       const observe = (event: Event) => {
@@ -232,6 +252,11 @@ function traceTool(tool: AnyTool, state: RunState): AnyTool {
         'gen_ai.tool.type': 'function',
       };
       if (tool.description !== undefined) attributes['gen_ai.tool.description'] = tool.description;
+      try {
+        Object.assign(attributes, tool.spanAttributes?.());
+      } catch {
+        // A tool's own attributes never fail its call.
+      }
       if (state.step !== undefined) attributes['parlance.step'] = state.step;
       if (state.recordContent) attributes['gen_ai.tool.call.arguments'] = json(input);
       const span = state.tracer.startSpan(`execute_tool ${tool.name}`, { kind: SPAN_KIND_INTERNAL, attributes }, state.parent);
@@ -239,7 +264,7 @@ function traceTool(tool: AnyTool, state: RunState): AnyTool {
       const end = (error?: unknown) => {
         if (!open) return;
         open = false;
-        if (error !== undefined) fail(span, errorType(error), error instanceof Error ? error.message : String(error));
+        if (error !== undefined) fail(span, errorType(error), error instanceof Error ? error.message : String(error), state.recordContent);
         span.end();
       };
       // A timeout or a cancel ends the span even when the handler ignores its signal.
@@ -317,7 +342,7 @@ export function traceRun(config: RunConfig, options: TelemetryOptions | false | 
     if (event.type === 'step-start') state.step = event.step;
     else if (event.type === 'chat-finish') {
       span.setAttributes({ ...usageAttributes(event.usage), 'parlance.halt_reason': event.haltReason });
-      if (event.error) fail(span, event.error.code, event.error.message);
+      if (event.error) fail(span, event.error.code, event.error.message, state.recordContent);
       span.end();
     }
     userOnEvent?.(event);
@@ -331,7 +356,7 @@ export function traceRun(config: RunConfig, options: TelemetryOptions | false | 
     metadataChanged: true,
   };
   const load = config.loadTools;
-  if (load) traced.loadTools = async () => traceTools(await load(), state, cache);
+  if (load) traced.loadTools = async (warn) => traceTools(await load(warn), state, cache);
   return traced;
 }
 

@@ -55,6 +55,11 @@ export interface ToolConfig<S extends SchemaLike, R> {
   timeoutMs?: number;
   /** Ask the provider for strict argument adherence where it supports it. */
   strict?: boolean;
+  /**
+   * More attributes for the call's `execute_tool` span, read when the call starts (an MCP tool adds
+   * `mcp.method.name`, `mcp.session.id`, ...). Names should be the semantic conventions'.
+   */
+  spanAttributes?: () => Record<string, string | number | boolean>;
 }
 
 /**
