@@ -115,6 +115,13 @@ export interface EncodeWarning {
 export interface EncodeOptions {
   /** Called for each setting left out or changed so the request is one the API accepts. */
   onWarning?: (warning: EncodeWarning) => void;
+  /**
+   * Chat Completions: the reasoning fields this vendor takes back on assistant messages
+   * (default both: DeepSeek-style `reasoning_content`, OpenRouter `reasoning_details`). Reasoning
+   * kept for a field the vendor rejects (Groq 400, Mistral 422 `extra_forbidden`, Cerebras 400)
+   * is left out, with a warning.
+   */
+  reasoningFields?: readonly ('reasoning_content' | 'reasoning_details')[];
 }
 
 /**

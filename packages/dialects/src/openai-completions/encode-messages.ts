@@ -10,7 +10,9 @@
  *   assistant message (DeepSeek requires it after tool calls and ignores it otherwise:
  *   https://api-docs.deepseek.com/guides/thinking_mode; Moonshot and Z.ai read it the
  *   same way), and OpenRouter `reasoning_details` go back verbatim as `reasoning_details`
- *   (https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks).
+ *   (https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks),
+ *   each only to a vendor that takes the field (`EncodeOptions.reasoningFields`; the engine's
+ *   vendor rules set it): elsewhere it is left out with a warning.
  *   Text that arrived as `reasoning` (Groq, vLLM) or in Mistral `thinking` parts is not
  *   sent back: those APIs take no reasoning input.
  * - Reasoning parts with no state for this dialect (another provider's thinking) are
@@ -33,6 +35,7 @@
  */
 import { type Message, type ModelRequest, ParlanceError, type Part } from '@parlance/protocol';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
+import type { EncodeOptions } from '../types.ts';
 import { DIALECT_ID, isObject, type JsonObject } from './mappings.ts';
 
 const MAX_TOOL_CALL_ID = 40;
@@ -143,7 +146,8 @@ function encodeUser(message: Message, index: number, known: CallIds, out: JsonOb
 }
 
 /** Assistant turns: https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages-assistant-message */
-function encodeAssistant(message: Message, known: CallIds, out: JsonObject[]): void {
+function encodeAssistant(message: Message, known: CallIds, out: JsonObject[], options: EncodeOptions, dropped: Set<string>): void {
+  const accepts = options.reasoningFields ?? ['reasoning_content', 'reasoning_details'];
   let content = '';
   let refusal = '';
   const toolCalls: JsonObject[] = [];
@@ -159,8 +163,15 @@ function encodeAssistant(message: Message, known: CallIds, out: JsonObject[]): v
         break;
       case 'reasoning':
         if (own) {
-          if (Array.isArray(own.reasoningDetails)) reasoningDetails.push(...own.reasoningDetails.filter(isObject));
-          if (own.field === 'reasoning_content' && part.text !== '') reasoningContent.push(part.text);
+          // Only the fields this vendor takes back; the rest is left out, said once per field.
+          if (Array.isArray(own.reasoningDetails)) {
+            if (accepts.includes('reasoning_details')) reasoningDetails.push(...own.reasoningDetails.filter(isObject));
+            else dropped.add('reasoning_details');
+          }
+          if (own.field === 'reasoning_content' && part.text !== '') {
+            if (accepts.includes('reasoning_content')) reasoningContent.push(part.text);
+            else dropped.add('reasoning_content');
+          }
         } else if (!part.redacted && part.text.trim() !== '') {
           content += `<thinking>\n${part.text}\n</thinking>\n\n`;
         }
@@ -194,8 +205,9 @@ function encodeAssistant(message: Message, known: CallIds, out: JsonObject[]): v
   out.push(encoded, ...results);
 }
 
-export function encodeMessages(request: ModelRequest): JsonObject[] {
+export function encodeMessages(request: ModelRequest, options: EncodeOptions = {}): JsonObject[] {
   const out: JsonObject[] = [];
+  const dropped = new Set<string>();
   const system: string[] = [];
   if (request.system) system.push(request.system);
   for (const message of request.messages) {
@@ -209,8 +221,9 @@ export function encodeMessages(request: ModelRequest): JsonObject[] {
   const indexOf = new Map(request.messages.map((message, index) => [message, index]));
   repairToolPairs(request.messages).forEach((message, repaired) => {
     const index = indexOf.get(message) ?? repaired;
-    if (message.role === 'assistant') encodeAssistant(message, known, out);
+    if (message.role === 'assistant') encodeAssistant(message, known, out, options, dropped);
     else if (message.role === 'user' || message.role === 'tool') encodeUser(message, index, known, out);
   });
+  for (const field of dropped) options.onWarning?.({ setting: 'reasoning', message: `Earlier reasoning was not sent back as \`${field}\`: this provider does not accept the field` });
   return out;
 }

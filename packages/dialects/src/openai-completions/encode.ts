@@ -66,7 +66,7 @@ function schemaName(name: string | undefined): string {
 export function encodeRequest(original: ModelRequest, options: EncodeOptions = {}): Record<string, unknown> {
   const request = summariesAsText(original);
   const warn = options.onWarning;
-  const body: JsonObject = { model: request.model, messages: encodeMessages(request) };
+  const body: JsonObject = { model: request.model, messages: encodeMessages(request, options) };
   const hasTools = request.tools !== undefined && request.tools.length > 0;
   if (hasTools) body.tools = request.tools!.map((tool, i) => encodeTool(tool, i, warn));
   // "tool_choice is only allowed when tools are specified"

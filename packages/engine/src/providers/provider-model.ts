@@ -97,7 +97,7 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       // A credential set through `headers` (a proxy token) is as secret as a key.
       secrets.push(...headerSecrets(userHeaders, authHeader));
       const context: ModelContext = { provider, modelId, dialect: dialectId, info, request: { ...adjusted, model: modelId } };
-      let body = dialect.encodeRequest(context.request, { onWarning });
+      let body = dialect.encodeRequest(context.request, definition.acceptsReasoning ? { onWarning, reasoningFields: definition.acceptsReasoning } : { onWarning });
       if (definition.modifyBody) body = definition.modifyBody(body, context);
       // Headers the body needs (Anthropic's beta flags), joined with any the caller set.
       for (const [header, value] of Object.entries(lowerKeys(dialect.requestHeaders?.(body)))) {

@@ -88,6 +88,12 @@ export interface ProviderDefinition {
   decoderOptions?: DecoderOptions | ((modelId: string) => DecoderOptions | undefined);
   /** Fill `maxOutputTokens` from the catalog when the request has none (APIs that require it). */
   requiresMaxOutputTokens?: boolean;
+  /**
+   * Chat Completions: the reasoning fields this vendor takes back on assistant messages (default
+   * both, `reasoning_content` and `reasoning_details`); reasoning kept for another field is left
+   * out with a warning, so a handoff from DeepSeek never sends Groq a field it rejects.
+   */
+  acceptsReasoning?: readonly ('reasoning_content' | 'reasoning_details')[];
   /** Rewrites the encoded body: parameters the provider names its own way, fields it rejects. */
   modifyBody?(body: Record<string, unknown>, context: ModelContext): Record<string, unknown>;
   /** Rewrites the decoded event stream (runs before cost is added). */

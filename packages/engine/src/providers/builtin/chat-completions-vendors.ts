@@ -24,6 +24,8 @@ export const groq = defineProvider({
   baseURL: 'https://api.groq.com/openai/v1',
   auth: { env: 'GROQ_API_KEY' },
   dialect: 'openai_completions',
+  // Reasoning taken back: Groq rejects it: 400 "property 'reasoning_content' is unsupported" (https://console.groq.com/docs/reasoning).
+  acceptsReasoning: [],
   decoderOptions: { reasoningFields: ['reasoning', 'reasoning_content'] },
   modifyBody(body, { modelId, info }) {
     const gptOss = modelId.includes('gpt-oss');
@@ -54,6 +56,8 @@ export const openrouter = defineProvider({
   baseURL: 'https://openrouter.ai/api/v1',
   auth: { env: 'OPENROUTER_API_KEY' },
   dialect: 'openai_completions',
+  // Reasoning taken back: OpenRouter takes `reasoning_details` back (https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks).
+  acceptsReasoning: ['reasoning_details'],
   modifyBody(body, { request }) {
     const thinking = request.thinking;
     if (thinking === undefined || body.reasoning !== undefined) return body;
@@ -81,6 +85,8 @@ export const deepseek = defineProvider({
   baseURL: 'https://api.deepseek.com',
   auth: { env: 'DEEPSEEK_API_KEY' },
   dialect: 'openai_completions',
+  // Reasoning taken back: DeepSeek wants `reasoning_content` back after tool calls (https://api-docs.deepseek.com/guides/thinking_mode).
+  acceptsReasoning: ['reasoning_content'],
   decoderOptions: { reasoningFields: ['reasoning_content'] },
   modifyBody(body, context) {
     const out = useMaxTokens(thinkingSwitch(body, context, true));
@@ -102,6 +108,8 @@ export const together = defineProvider({
   baseURL: 'https://api.together.xyz/v1',
   auth: { env: 'TOGETHER_API_KEY' },
   dialect: 'openai_completions',
+  // Reasoning taken back: no documented reasoning input (https://docs.together.ai/reference/chat-completions-1).
+  acceptsReasoning: [],
 });
 
 /**
@@ -117,6 +125,8 @@ export const fireworks = defineProvider({
   baseURL: 'https://api.fireworks.ai/inference/v1',
   auth: { env: 'FIREWORKS_API_KEY' },
   dialect: 'openai_completions',
+  // Reasoning taken back: no documented reasoning input (https://docs.fireworks.ai/api-reference/post-chatcompletions).
+  acceptsReasoning: [],
 });
 
 /**
@@ -134,6 +144,8 @@ export const mistral = defineProvider({
   baseURL: 'https://api.mistral.ai/v1',
   auth: { env: 'MISTRAL_API_KEY' },
   dialect: 'openai_completions',
+  // Reasoning taken back: Mistral rejects unknown fields: 422 `extra_forbidden`.
+  acceptsReasoning: [],
   modifyBody(body, { modelId, request }) {
     let out = useMaxTokens(omit(body, 'stream_options'));
     if (/magistral/i.test(modelId)) {
@@ -159,6 +171,8 @@ export const xai = defineProvider({
   baseURL: 'https://api.x.ai/v1',
   auth: { env: 'XAI_API_KEY' },
   dialect: 'openai_completions',
+  // Reasoning taken back: no documented reasoning input (https://docs.x.ai/docs/guides/reasoning).
+  acceptsReasoning: [],
   modifyBody(body, { modelId }) {
     if (body.reasoning_effort === undefined) return body;
     if (!/grok-3-mini/.test(modelId) || body.reasoning_effort === 'none') return omit(body, 'reasoning_effort');
@@ -179,6 +193,8 @@ export const cerebras = defineProvider({
   baseURL: 'https://api.cerebras.ai/v1',
   auth: { env: 'CEREBRAS_API_KEY' },
   dialect: 'openai_completions',
+  // Reasoning taken back: Cerebras rejects it with 400 (https://inference-docs.cerebras.ai/api-reference/chat-completions).
+  acceptsReasoning: [],
   decoderOptions: { reasoningFields: ['reasoning', 'reasoning_content'] },
 });
 
@@ -197,6 +213,8 @@ export const moonshot = defineProvider({
   baseURL: 'https://api.moonshot.ai/v1',
   auth: { env: 'MOONSHOT_API_KEY' },
   dialect: 'openai_completions',
+  // Reasoning taken back: Kimi thinking models take `reasoning_content` back with tool calls (https://platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model).
+  acceptsReasoning: ['reasoning_content'],
   decoderOptions: { reasoningFields: ['reasoning_content'] },
   modifyBody: (body, context) => useMaxTokens(thinkingSwitch(body, context, false)),
 });
@@ -216,6 +234,8 @@ export const zai = defineProvider({
   baseURL: 'https://api.z.ai/api/paas/v4',
   auth: { env: ['ZAI_API_KEY', 'ZHIPU_API_KEY'] },
   dialect: 'openai_completions',
+  // Reasoning taken back: GLM keeps thinking across turns from `reasoning_content` (https://docs.z.ai/guides/capabilities/thinking-mode).
+  acceptsReasoning: ['reasoning_content'],
   decoderOptions: { reasoningFields: ['reasoning_content'] },
   modifyBody(body, context) {
     const out = useMaxTokens(thinkingSwitch(body, context, false));
@@ -240,6 +260,8 @@ export const alibaba = defineProvider({
   baseURL: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1',
   auth: { env: ['DASHSCOPE_API_KEY', 'ALIBABA_API_KEY'] },
   dialect: 'openai_completions',
+  // Reasoning taken back: no documented reasoning input in compatible mode (https://www.alibabacloud.com/help/en/model-studio/deep-thinking).
+  acceptsReasoning: [],
   decoderOptions: { reasoningFields: ['reasoning_content'] },
   modifyBody(body, { request }) {
     const out = useMaxTokens(omit(body, 'reasoning_effort'));
