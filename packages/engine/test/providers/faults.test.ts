@@ -108,7 +108,7 @@ describe('transport faults', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.flushHeaders();
       },
-      { timeouts: { firstByteMs: 50 }, retry: { maxRetries: 1 } },
+      { timeouts: { firstByteMs: 250 }, retry: { maxRetries: 1 } },
     );
     const events = await drain(model.stream(request));
     expect(server.requests).toHaveLength(2);
