@@ -34,7 +34,7 @@ export default defineConfig({
     { name: 'desktop' },
     {
       name: 'phone',
-      testMatch: /(layout|survives)\.spec\.ts$/,
+      testMatch: /(layout|survives|follow)\.spec\.ts$/,
       use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 },
     },
   ],

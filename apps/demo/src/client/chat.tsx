@@ -9,6 +9,7 @@ import { threadKeys } from '@parlance/react/query';
 import { useQueryClient } from '@tanstack/react-query';
 import { siblingsOf, type Message, type Siblings, type Thread } from '@parlance/protocol';
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useFollowLatest } from './follow-latest.ts';
 import { MessageRow } from './message-view.tsx';
 import { persist } from './threads.ts';
 
@@ -52,29 +53,12 @@ export function Chat({ threadId, model, onNewChat }: { threadId: string; model: 
   const canRegenerate =
     chat.status === 'ready' && !awaitingApproval && chat.messages.some((m) => m.role === 'user') && chat.messages.at(-1)?.role !== 'user';
 
-  // Follow the answer as it streams, unless the reader scrolled up.
-  useEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    let stuck = true;
-    const onScroll = () => {
-      stuck = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-    };
-    el.addEventListener('scroll', onScroll);
-    const unsubscribe = chat.store.subscribe(() =>
-      requestAnimationFrame(() => {
-        if (stuck) el.scrollTop = el.scrollHeight;
-      }),
-    );
-    el.scrollTop = el.scrollHeight;
-    return () => {
-      el.removeEventListener('scroll', onScroll);
-      unsubscribe();
-    };
-  }, [chat.store]);
+  // Follow the conversation, unless the reader scrolled up (then offer "Jump to latest").
+  const { away, follow } = useFollowLatest(scroller, chat.store);
 
   // One usage footer per turn: under the last assistant message before the next user message.
   // Recomputed when messages are added, never per streamed delta (ids do not change then).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: ids are the signal of a change; the thread is read when one comes
   const turns = useMemo(() => turnsOf(chat.store.getSnapshot().thread.messages), [ids, chat.store]);
   // Likewise the `‹ 1/3 ›` arrows: they change when versions are made or switched, not per delta.
   // biome-ignore lint/correctness/useExhaustiveDependencies: ids and branches are the signals of a change; the thread is read when one comes
@@ -97,6 +81,8 @@ export function Chat({ threadId, model, onNewChat }: { threadId: string; model: 
     // While the run waits for an approval (or an answer), sending is refused: the draft stays in the box.
     if (!text || chat.sendBlocked) return;
     setDraft('');
+    // The reader sent something: show it and what comes back, wherever they had scrolled.
+    follow();
     void chat.send(text);
     // The thread is saved as soon as it has a message: list it in the sidebar now, not when the answer ends.
     void chat.store.persisted().then(() => queryClient.invalidateQueries({ queryKey: threadKeys.all }));
@@ -128,7 +114,13 @@ export function Chat({ threadId, model, onNewChat }: { threadId: string; model: 
         ))}
         {canRegenerate && (
           <div className="message-actions">
-            <button type="button" onClick={() => void chat.regenerate()}>
+            <button
+              type="button"
+              onClick={() => {
+                follow();
+                void chat.regenerate();
+              }}
+            >
               Regenerate
             </button>
           </div>
@@ -151,12 +143,25 @@ export function Chat({ threadId, model, onNewChat }: { threadId: string; model: 
         {chat.status === 'error' && chat.error && (
           <div className="error" role="alert" data-testid="error">
             <strong>The model could not answer.</strong> {chat.error.message}
-            <button type="button" onClick={() => void chat.retry()}>
+            <button
+              type="button"
+              onClick={() => {
+                follow();
+                void chat.retry();
+              }}
+            >
               Retry
             </button>
           </div>
         )}
       </div>
+      {away && (
+        <div className="jump-latest">
+          <button type="button" onClick={follow}>
+            Jump to latest
+          </button>
+        </div>
+      )}
       <form className="composer" onSubmit={submit}>
         {chat.sendBlocked && !chat.deleted && (
           <div className="hint" role="status" data-testid="send-blocked">
