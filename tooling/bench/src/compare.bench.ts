@@ -327,7 +327,9 @@ async function main() {
   process.stdout.write('React… ');
   const { renderReply } = await import('./react-commits.ts');
   const replyText = realisticDeltas(5000).join('');
-  for (const prior of QUICK ? [0] : [0, 100, 500]) {
+  // 500 prior messages costs the AI SDK ~20 s of rendering alone: BENCH_REACT_PRIORS=0,100,500 to include it.
+  const reactPriors = process.env.BENCH_REACT_PRIORS ? process.env.BENCH_REACT_PRIORS.split(',').map(Number) : QUICK ? [0] : [0, 100];
+  for (const prior of reactPriors) {
     const recorded = { parlance: await record('parlance', 'd5000', prior), aisdk: await record('aisdk', 'd5000', prior) };
     const messages = { parlance: priorParlance(prior), aisdk: priorUi(prior) };
     const commits = series();
