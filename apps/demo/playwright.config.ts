@@ -1,6 +1,23 @@
+import { execFileSync } from 'node:child_process';
 import { defineConfig } from '@playwright/test';
 
-const PORT = Number(process.env.PORT ?? 4321);
+/**
+ * A port nobody listens on now, so two checkouts can test on one machine (a fixed port collided).
+ * Kept in the environment: Playwright's workers load this config again and must agree. The same
+ * as @parlance/framework-e2e's, written again here because that package depends on this one.
+ * DEMO_E2E_PORT pins it.
+ */
+function freePort(): number {
+  process.env.DEMO_E2E_PORT ??= execFileSync(process.execPath, [
+    '-e',
+    "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { process.stdout.write(String(s.address().port)); s.close(); })",
+  ])
+    .toString()
+    .trim();
+  return Number(process.env.DEMO_E2E_PORT);
+}
+
+const PORT = freePort();
 
 export default defineConfig({
   testDir: './e2e',
@@ -34,7 +51,7 @@ export default defineConfig({
     { name: 'desktop' },
     {
       name: 'phone',
-      testMatch: /(layout|survives|follow)\.spec\.ts$/,
+      testMatch: /(layout|survives|follow|serve)\.spec\.ts$/,
       use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 },
     },
   ],

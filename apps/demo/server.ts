@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
+import { compress } from 'hono/compress';
 import { createDemoApi } from './src/server/api.ts';
 import { demoMcpTools } from './src/server/demo-mcp.ts';
 
@@ -13,7 +14,9 @@ if (!existsSync('./dist/index.html')) {
 
 // The demo MCP server starts with the first chat that asks for tools (DEMO_MCP=0 leaves it off).
 const { app } = createDemoApi(process.env.DEMO_MCP === '0' ? {} : { extraTools: [demoMcpTools()] });
-app.use('/*', serveStatic({ root: './dist' }));
+// The page and its assets go out gzipped (the script is ~480 kB, ~150 kB gzipped). Only here, after
+// the API's routes: those answered already, so their event streams are never buffered by a compressor.
+app.use('/*', compress(), serveStatic({ root: './dist' }));
 
 const port = Number(process.env.PORT ?? 4321);
 serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) => {
