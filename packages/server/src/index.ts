@@ -28,5 +28,6 @@ export {
   type RateLimitResult,
   type RateLimitStore,
 } from './rate-limit.ts';
+export { checkConfig, configProblems } from './check-config.ts';
 export { catalogModels, engineRunner, type EngineRunnerOptions } from './engine-runner.ts';
 export { clientOptionsSchema, type ClientOptions } from './schema.ts';

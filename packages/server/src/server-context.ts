@@ -9,9 +9,10 @@ import type { AllowedOrigins } from './edge/origin.ts';
 import { errorResponse, jsonRefusal } from './error-response.ts';
 import { createMemoryRunStore } from './memory-run-store.ts';
 import type { RunStore } from './run-store.ts';
-import { type Env, runtimeEnv, startEnv } from './runtime-env.ts';
+import { configError, configProblems } from './check-config.ts';
+import { type Env, runtimeEnv } from './runtime-env.ts';
 import type { ErrorContext, ParlanceServerOptions, Principal } from './server-options.ts';
-import { createTrustResolver, isDevelopment, missingSecretError, type RunnerProfile, signingSecrets } from './server-trust.ts';
+import { createTrustResolver, type RunnerProfile } from './server-trust.ts';
 import { DEFAULT_HEARTBEAT_MS } from './sse.ts';
 
 export interface ServerContext {
@@ -51,20 +52,44 @@ function logError(error: unknown, context: ErrorContext): void {
 }
 
 /**
- * The shared state of one app. Refuses to build a server with tools and no signing secret where
- * the environment is known now (on Workers, bindings only exist per request: there the first
- * request is refused instead).
+ * The shared state of one app. Builds without checking anything (a Next.js `next build` evaluates
+ * route files with no environment); the configuration is checked at the first request of each
+ * environment (`check-config.ts`), and a bad one answers every request with its typed error.
  */
 export function createServerContext(options: ParlanceServerOptions): ServerContext {
   const profile = (env: Env) => options.run.profile?.(env);
-  const known = startEnv(options.env);
-  if (known && !signingSecrets(options, known) && !isDevelopment(options, known) && (profile(known)?.tools ?? 0) > 0) {
-    throw missingSecretError();
-  }
+  // Checked once per environment (process.env: once; Workers bindings: once per distinct values), at most 8 kept.
+  const checked = new Map<string, ParlanceError | null>();
+  const configured = (env: Env): ParlanceError | undefined => {
+    const key = JSON.stringify([env.PARLANCE_SECRET, env.PARLANCE_SECRET_PREVIOUS, env.NODE_ENV, profile(env)?.tools ?? 0]);
+    let error = checked.get(key);
+    if (error === undefined) {
+      const problems = configProblems(options, env);
+      error = problems.length > 0 ? configError(problems) : null;
+      if (error) ctx.reportError(error, {});
+      if (checked.size >= 8) checked.clear();
+      checked.set(key, error);
+    }
+    return error ?? undefined;
+  };
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const maxJsonDepth = options.maxJsonDepth ?? 64;
   const allowedOrigins: AllowedOrigins = options.allowedOrigins ?? (options.authorize ? [] : '*');
   const rateLimit = options.rateLimit;
+  const edge = createEdge<Principal | undefined>({
+    allowedOrigins,
+    maxBodyBytes,
+    maxJsonDepth,
+    authorize: (c) => ctx.authorize(c.req.raw),
+    rateLimit: rateLimit
+      ? async (principal, c) => {
+          const refused = await rateLimit(principal, c.req.raw);
+          return refused instanceof Response ? refused : undefined;
+        }
+      : undefined,
+    // A refusal with the path of the bad value (a strict JSON read names it) carries it as an issue.
+    refuse: (_c, error) => jsonRefusal(error),
+  });
   const ctx: ServerContext = {
     options,
     store: options.store ?? createMemoryRunStore(),
@@ -98,20 +123,12 @@ export function createServerContext(options: ParlanceServerOptions): ServerConte
       }
       return { principal: result as Principal };
     },
-    edge: createEdge<Principal | undefined>({
-      allowedOrigins,
-      maxBodyBytes,
-      maxJsonDepth,
-      authorize: (c) => ctx.authorize(c.req.raw),
-      rateLimit: rateLimit
-        ? async (principal, c) => {
-            const refused = await rateLimit(principal, c.req.raw);
-            return refused instanceof Response ? refused : undefined;
-          }
-        : undefined,
-      // A refusal with the path of the bad value (a strict JSON read names it) carries it as an issue.
-      refuse: (_c, error) => jsonRefusal(error),
-    }),
+    // The configuration first: a misconfigured server says so, in one typed error, on every route.
+    async edge(c, next) {
+      const misconfigured = configured(ctx.env(c));
+      if (misconfigured) return errorResponse(500, misconfigured.code, misconfigured.message);
+      return edge(c, next);
+    },
   };
   return ctx;
 }

@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { chatRequest, readAll, userThread } from '../test/helpers.ts';
 import { engineRunner } from './engine-runner.ts';
+import { checkConfig } from './check-config.ts';
 import { createParlanceApp, type ParlanceServerOptions } from './handler.ts';
 
 const SECRET = 'trust-boundary-test-secret-0123456789abcdef';
@@ -216,13 +217,21 @@ describe('the trust boundary on POST /chat', () => {
     for (const form of [SECRET, 'sk-mock-secret', btoa('sk-mock-secret'), btoa(SECRET)]) expect(raw).not.toContain(form);
   });
 
-  it('refuses to start with tools and no secret, unless in development', () => {
+  it('builds with tools and no secret (a next build with no env), then answers every request with one clear typed error', async () => {
     const base = { models: [{ id: 'm', provider: 'mock' }], run: engineRunner({ engine: { tools: [tool({ name: 't', input: z.object({}), execute: () => 1 })] } }) };
-    expect(() => createParlanceApp({ ...base, env: {} })).toThrow(/PARLANCE_SECRET/);
-    expect(() => createParlanceApp({ ...base, env: { NODE_ENV: 'development' } })).not.toThrow();
-    expect(() => createParlanceApp({ ...base, env: {}, development: true })).not.toThrow();
-    expect(() => createParlanceApp({ ...base, env: {}, secret: SECRET })).not.toThrow();
-    expect(() => createParlanceApp({ models: base.models, run: engineRunner(), env: {} })).not.toThrow();
+    const errors: unknown[] = [];
+    const app = createParlanceApp({ ...base, env: {}, onError: (e) => errors.push(e) });
+    for (const [path, init] of [['/chat', chatRequest({ thread: userThread, clientRequestId: 'x' })], ['/models', {}]] as const) {
+      const res = await app.request(path, init);
+      expect(res.status).toBe(500);
+      expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 'server_error', message: expect.stringContaining('PARLANCE_SECRET') });
+    }
+    expect(errors).toHaveLength(1); // checked once, reported once
+    expect(() => checkConfig({ ...base, env: {} })).toThrow(/PARLANCE_SECRET/);
+    expect(() => checkConfig({ ...base, env: { NODE_ENV: 'development' } })).not.toThrow();
+    expect(() => checkConfig({ ...base, env: {}, development: true })).not.toThrow();
+    expect(() => checkConfig({ ...base, env: {}, secret: SECRET })).not.toThrow();
+    expect(() => checkConfig({ models: base.models, run: engineRunner(), env: {} })).not.toThrow();
   });
 });
 

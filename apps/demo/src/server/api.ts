@@ -102,5 +102,5 @@ export function createDemoApi(options: DemoApiOptions = {}) {
   const parlance = createParlanceApp({ ...(options.env ? { env: options.env } : {}), ...served });
   const app = new Hono();
   app.route('/api', parlance);
-  return { app, parlance, mock };
+  return { app, parlance, mock, options: served };
 }
