@@ -50,8 +50,10 @@ export function Chat({ threadId, model, onNewChat }: { threadId: string; model: 
   const busy = chat.status === 'submitted' || chat.status === 'streaming';
   const lastId = ids.at(-1);
   const awaitingApproval = chat.pending.some((p) => p.kind === 'approval');
+  // One rule for every kind of pause (an approval, a tool's question, a client tool): while the run
+  // waits for the reader, Regenerate is not offered; it would make a version that asks the same again.
   const canRegenerate =
-    chat.status === 'ready' && !awaitingApproval && chat.messages.some((m) => m.role === 'user') && chat.messages.at(-1)?.role !== 'user';
+    chat.status === 'ready' && chat.pending.length === 0 && chat.messages.some((m) => m.role === 'user') && chat.messages.at(-1)?.role !== 'user';
 
   // Follow the conversation, unless the reader scrolled up (then offer "Jump to latest").
   const { away, follow } = useFollowLatest(scroller, chat.store);
