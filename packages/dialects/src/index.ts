@@ -35,3 +35,4 @@ export {
   type ResponseError,
 } from './shared/response-encoding.ts';
 export type { DecodedRequest, RequestDecodeOptions, RequestDecoding } from './shared/request-decoding.ts';
+export { samplingRules, type SamplingRules } from './shared/sampling-rules.ts';

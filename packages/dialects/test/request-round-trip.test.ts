@@ -30,7 +30,9 @@ const WEATHER_TOOL = { name: 'get_weather', description: 'Weather by city', inpu
 
 /** Requests that use every field the protocol has, one concern each. */
 function requests(dialect: DialectId): Record<string, ModelRequest> {
-  const model = modelFor(dialect);
+  // Models that take temperature and top_p together, so every setting round-trips (Claude 4.5+ and
+  // OpenAI reasoning models do not: src/shared/sampling-rules.test.ts).
+  const model = dialect === 'anthropic_messages' ? 'claude-sonnet-4-0' : dialect === 'openai_responses' ? 'gpt-4.1' : modelFor(dialect);
   const calls = weatherCalls('call_a', 'call_b');
   const results: Message = msg(
     'tool',

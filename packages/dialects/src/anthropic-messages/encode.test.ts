@@ -7,18 +7,18 @@ import { anthropicMessages } from './index.ts';
 const SCHEMA_FILE = 'anthropic__lingua__openapi.yml';
 
 /** Encodes and checks the body against the published request schema (closed: unknown fields fail). */
-const encode = checkedEncoder(anthropicMessages, 'claude-sonnet-4-5', (body) => validateAgainst(SCHEMA_FILE, '/components/schemas/CreateMessageParams', body));
+const encode = checkedEncoder(anthropicMessages, 'claude-sonnet-4-0', (body) => validateAgainst(SCHEMA_FILE, '/components/schemas/CreateMessageParams', body));
 /** The same, against the beta surface's schema. */
-const encodeBeta = checkedEncoder(anthropicMessages, 'claude-sonnet-4-5', (body) => validateAgainst(SCHEMA_FILE, '/components/schemas/BetaCreateMessageParams', body));
+const encodeBeta = checkedEncoder(anthropicMessages, 'claude-sonnet-4-0', (body) => validateAgainst(SCHEMA_FILE, '/components/schemas/BetaCreateMessageParams', body));
 
 describe('anthropic_messages encoding', () => {
   it('encodes a plain turn with the documented defaults', () => {
     // Without maxOutputTokens, to see the default.
     const { maxOutputTokens: _, ...turn } = plainTurn();
     const body = encode(turn);
-    expect(anthropicMessages.path('claude-sonnet-4-5')).toBe('/v1/messages');
+    expect(anthropicMessages.path('claude-sonnet-4-0')).toBe('/v1/messages');
     expect(body).toEqual({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-0',
       max_tokens: 8192,
       system: [
         { type: 'text', text: 'Be brief.' },
@@ -72,7 +72,7 @@ describe('anthropic_messages encoding', () => {
 
   it('rejects a file type the API cannot take with a typed error pointing at the part', () => {
     const request: ModelRequest = {
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-0',
       messages: [msg('user', text('x'), { type: 'file', mediaType: 'audio/wav', data: 'AAAA' })],
     };
     const error = thrownBy(() => anthropicMessages.encodeRequest(request));

@@ -39,6 +39,7 @@
 import { ParlanceError, type JSONSchema, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
 import { LEADING_USER_TEXT } from '../shared/leading-turn.ts';
 import type { EncodeOptions } from '../types.ts';
+import { samplingRules } from '../shared/sampling-rules.ts';
 import { encodeMessages, type Turn } from './messages.ts';
 import { summariesAsText } from '../shared/summary-parts.ts';
 
@@ -253,7 +254,9 @@ export function encodeAnthropicRequest(original: ModelRequest, options: EncodeOp
     else warn('temperature', 'Anthropic does not take a temperature with thinking on: temperature was not sent');
   }
   if (request.topP !== undefined) {
-    if (!thinkingOn || request.topP >= 0.95) body.top_p = request.topP;
+    if (body.temperature !== undefined && samplingRules('anthropic', request.model, thinkingOn)?.temperatureOrTopP) {
+      warn('topP', `${request.model} takes temperature or top_p, not both: top_p was not sent (temperature was)`);
+    } else if (!thinkingOn || request.topP >= 0.95) body.top_p = request.topP;
     else warn('topP', 'Anthropic takes top_p between 0.95 and 1 with thinking on: top_p was not sent');
   }
   if (request.stop && request.stop.length > 0) body.stop_sequences = request.stop;

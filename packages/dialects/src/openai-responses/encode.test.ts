@@ -10,7 +10,7 @@ import { openaiResponses } from './index.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../test/fixtures/openai_responses');
 
-const encode = checkedEncoder(openaiResponses, 'gpt-5', (body) => validateAgainst(OPENAI_SCHEMA, '/components/schemas/CreateResponse', body));
+const encode = checkedEncoder(openaiResponses, 'gpt-4.1', (body) => validateAgainst(OPENAI_SCHEMA, '/components/schemas/CreateResponse', body));
 
 /** The assistant message a recorded stream decodes to. */
 async function recorded(name: string): Promise<Message> {
@@ -20,14 +20,14 @@ async function recorded(name: string): Promise<Message> {
 
 describe('openai_responses encoding', () => {
   it('has the Responses path and always streams', () => {
-    expect(openaiResponses.path('gpt-5')).toBe('/responses');
+    expect(openaiResponses.path('gpt-4.1')).toBe('/responses');
     expect(encode({ messages: [user('hi')] }).stream).toBe(true);
   });
 
   it('encodes a plain turn with the system prompt as instructions', () => {
     const body = encode(plainTurn());
     expect(body).toEqual({
-      model: 'gpt-5',
+      model: 'gpt-4.1',
       instructions: 'Be brief.\n\nAnswer in French.',
       input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hello' }] }],
       max_output_tokens: 256,
@@ -103,7 +103,7 @@ describe('openai_responses encoding', () => {
   });
 
   it('checks bodies against a schema that can fail', () => {
-    expect(validateAgainst(OPENAI_SCHEMA, '/components/schemas/CreateResponse', { model: 'gpt-5', input: [{ type: 'function_call', name: 'x' }] })).not.toBe('');
+    expect(validateAgainst(OPENAI_SCHEMA, '/components/schemas/CreateResponse', { model: 'gpt-4.1', input: [{ type: 'function_call', name: 'x' }] })).not.toBe('');
   });
 
   it('sends a refusal back as refusal content of its message', () => {

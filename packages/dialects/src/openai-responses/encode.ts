@@ -37,6 +37,7 @@
  */
 import type { Message, ModelRequest, Part, ReasoningEffort, ThinkingSetting } from '@parlance/protocol';
 import { strictOrLoose } from '../shared/strict-schema.ts';
+import { samplingRules } from '../shared/sampling-rules.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
 import { summariesAsText } from '../shared/summary-parts.ts';
@@ -338,8 +339,14 @@ export function encodeResponsesRequest(original: ModelRequest, options: EncodeOp
   const body: Record<string, unknown> = { model: request.model, input, stream: true };
   if (instructions.length) body.instructions = instructions.join('\n\n');
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.topP !== undefined) body.top_p = request.topP;
+  // OpenAI reasoning models reject sampling settings while they reason (the engine's catalog rule, applied here too).
+  const rules = samplingRules('openai', request.model, true);
+  const reasoning = rules?.noSamplingWhileReasoning === true && (request.thinking === undefined ? rules.reasonsByDefault !== false : request.thinking !== false);
+  for (const [setting, field, value] of [['temperature', 'temperature', request.temperature], ['topP', 'top_p', request.topP]] as const) {
+    if (value === undefined) continue;
+    if (reasoning) options.onWarning?.({ setting, message: `${request.model} does not take ${field} while it reasons: ${field} was not sent` });
+    else body[field] = value;
+  }
 
   // https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
   if (request.tools?.length) {
