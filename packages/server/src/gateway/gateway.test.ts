@@ -10,36 +10,9 @@ import { mockProviderServer, type MockProviderHandler } from '@parlance/testing'
 import { describe, expect, it, vi } from 'vitest';
 import { createGateway, type GatewayFinish } from './gateway.ts';
 import { staticKeys } from './keys.ts';
-import { PROVIDER } from '../../test/gateway-providers.ts';
-
-function target(dialect: DialectId, handler: MockProviderHandler, model = 'mock-1'): ModelSpec {
-  return { ...PROVIDER[dialect], model, baseURL: `https://${dialect}.mock`, apiKey: 'provider-key', retry: false, fetch: (input, init) => handler(new Request(input, init)) };
-}
+import { AUTH, post, target } from '../../test/gateway-calls.ts';
 
 const TEXT = { text: 'Hello there.', usage: { inputTokens: 21, outputTokens: 9 } };
-
-/** A caller's minimal request in its own API: path and body. */
-function callerRequest(dialect: DialectId, model: string, stream: boolean, extra: Record<string, unknown> = {}): { path: string; body: Record<string, unknown> } {
-  switch (dialect) {
-    case 'openai_completions':
-      return { path: '/v1/chat/completions', body: { model, stream, messages: [{ role: 'user', content: 'hi' }], ...extra } };
-    case 'openai_responses':
-      return { path: '/v1/responses', body: { model, stream, input: 'hi', ...extra } };
-    case 'anthropic_messages':
-      return { path: '/v1/messages', body: { model, stream, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], ...extra } };
-    case 'google_gemini':
-      return { path: `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], ...extra } };
-    case 'ollama_chat':
-      return { path: '/api/chat', body: { model, stream, messages: [{ role: 'user', content: 'hi' }], ...extra } };
-  }
-}
-
-const AUTH = { authorization: 'Bearer k1', 'content-type': 'application/json' };
-
-function post(app: ReturnType<typeof createGateway>, dialect: DialectId, model: string, stream: boolean, extra?: Record<string, unknown>, headers: Record<string, string> = AUTH) {
-  const { path, body } = callerRequest(dialect, model, stream, extra);
-  return app.request(path, { method: 'POST', headers, body: JSON.stringify(body) });
-}
 
 function cutStream(bytes: Uint8Array, seed: number): ReadableStream<Uint8Array> {
   let state = seed;
