@@ -3,10 +3,10 @@
  * per-key allow-lists and rate limits, fallbacks, usage and cost per key, what crosses
  * dialects and what does not, and every streamed answer read back at random byte cuts.
  */
-import { DIALECT_IDS, decodeStream, getDialect, type DialectId } from '@parlance/dialects';
+import { DIALECT_IDS, decodeStream, getDialect } from '@parlance/dialects';
 import type { ModelSpec } from '@parlance/engine';
 import { collectResponse, type Event } from '@parlance/protocol';
-import { mockProviderServer, type MockProviderHandler } from '@parlance/testing';
+import { mockProviderServer } from '@parlance/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { createGateway, type GatewayFinish } from './gateway.ts';
 import { staticKeys } from './keys.ts';
