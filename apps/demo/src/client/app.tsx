@@ -8,6 +8,7 @@ import { threadKeys, useThread, useThreads } from '@parlance/react/query';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Chat } from './chat.tsx';
+import { MenuIcon, PencilIcon, TrashIcon } from './icons.tsx';
 import { deleteThread, newThreadId, onTitlesChange, openThread, persist, renameThread, savedModel, saveModel, threadFromHash, threadTitles } from './threads.ts';
 
 function useOpenThread(): [string, (id: string) => void] {
@@ -64,7 +65,7 @@ function ThreadItem({ thread, current, open, onChanged }: { thread: ThreadSummar
         {title}
       </button>
       <button type="button" className="thread-action" aria-label={`Rename ${title}`} title="Rename" onClick={() => setEditing(true)}>
-        ✎
+        <PencilIcon />
       </button>
       <button
         type="button"
@@ -79,7 +80,7 @@ function ThreadItem({ thread, current, open, onChanged }: { thread: ThreadSummar
           onChanged();
         }}
       >
-        🗑
+        <TrashIcon />
       </button>
     </li>
   );
@@ -175,7 +176,7 @@ export function App() {
       <main className="main">
         <header className="header">
           <button type="button" className="menu-button" aria-label="Threads" aria-expanded={drawer} onClick={() => setDrawer(true)}>
-            ☰
+            <MenuIcon />
           </button>
           <h1 title={title}>{title}</h1>
           <ModelPicker

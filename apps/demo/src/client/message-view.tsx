@@ -12,6 +12,7 @@ import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { findResult } from './find-result.ts';
 import { formatJson, formatUsage } from './format.ts';
+import { ToolIcon } from './icons.tsx';
 import { completePartialMarkdown } from './partial-markdown.ts';
 
 function useToolResult(messageId: string, toolCallId: string): ToolResultPart | undefined {
@@ -84,8 +85,8 @@ function ToolCall({ part, messageId }: { part: ToolCallPart; messageId: string }
   return (
     <div className={`tool-call ${failed ? 'is-error' : ''}`} data-testid="tool-call" data-tool={part.name}>
       <div className="tool-head">
-        <span className="tool-icon" aria-hidden>
-          ⚙
+        <span className="tool-icon">
+          <ToolIcon />
         </span>
         <code className="tool-name">{part.name}</code>
         <span className={`tool-state state-${state.replace(/\W+/g, '-')}`}>{state}</span>
