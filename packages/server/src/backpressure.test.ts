@@ -6,8 +6,8 @@
 import type { Event, LanguageModel } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
 import { chatRequest, readAll, userThread } from '../test/helpers.ts';
-import { createDurableObjectRunStore, type RunObjectNamespace } from './durable-objects/durable-object-run-store.ts';
-import { ParlanceRunStoreObject } from './durable-objects/run-store-object.ts';
+import { createDurableObjectRunStore } from './durable-objects/durable-object-run-store.ts';
+import { inProcessNamespace } from '../test/in-process-objects.ts';
 import { engineRunner } from './engine-runner.ts';
 import { createParlanceApp } from './handler.ts';
 import { createMemoryRunStore } from './memory-run-store.ts';
@@ -49,25 +49,12 @@ function slow(store: RunStore) {
   return { store: wrapped, counted };
 }
 
-function doNamespace(): RunObjectNamespace {
-  const objects = new Map<string, ParlanceRunStoreObject>();
-  return {
-    idFromName: (name) => name,
-    get: (id: never) => {
-      const name = id as string;
-      if (!objects.has(name)) objects.set(name, new ParlanceRunStoreObject());
-      const object = objects.get(name)!;
-      return { fetch: (input, init) => object.fetch(new Request(input, init)) };
-    },
-  };
-}
-
 const QUEUE = 16 * 1024;
 
 describe('backpressure through the server', () => {
   it.each([
     { name: 'memory', make: () => createMemoryRunStore() },
-    { name: 'durable objects', make: () => createDurableObjectRunStore({ namespace: doNamespace() }) },
+    { name: 'durable objects', make: () => createDurableObjectRunStore({ namespace: inProcessNamespace() }) },
   ])('$name store: an endless upstream is read no faster than the store accepts events; a cancel ends it once', async ({ make }) => {
     const { model, state } = endlessModel();
     const { store, counted } = slow(make());

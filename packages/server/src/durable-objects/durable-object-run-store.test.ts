@@ -3,26 +3,13 @@
 // same suite runs against real Durable Objects in workerd (test-workerd/durable-objects.test.ts).
 import { expect, it } from 'vitest';
 import { runStoreConformance } from '../../test/run-store-conformance.ts';
-import { createDurableObjectRunStore, type RunObjectNamespace } from './durable-object-run-store.ts';
-import { ParlanceRunStoreObject } from './run-store-object.ts';
+import { createDurableObjectRunStore } from './durable-object-run-store.ts';
+import { inProcessNamespace } from '../../test/in-process-objects.ts';
 
-function namespace(): RunObjectNamespace {
-  const objects = new Map<string, ParlanceRunStoreObject>();
-  return {
-    idFromName: (name) => name,
-    get: (id: never) => {
-      const name = id as string;
-      if (!objects.has(name)) objects.set(name, new ParlanceRunStoreObject());
-      const object = objects.get(name)!;
-      return { fetch: (input, init) => object.fetch(new Request(input, init)) };
-    },
-  };
-}
-
-runStoreConformance('durable objects (in process)', { makeStore: (limits) => createDurableObjectRunStore({ namespace: namespace(), limits }) });
+runStoreConformance('durable objects (in process)', { makeStore: (limits) => createDurableObjectRunStore({ namespace: inProcessNamespace(), limits }) });
 
 it('spreads runs over shards by request key, and finds each run again from its id alone', async () => {
-  const store = createDurableObjectRunStore({ namespace: namespace(), shards: 4, limits: { maxRunning: 8 } });
+  const store = createDurableObjectRunStore({ namespace: inProcessNamespace(), shards: 4, limits: { maxRunning: 8 } });
   const runs = [];
   for (let i = 0; i < 8; i++) runs.push((await store.create({ id: `run_${i}`, requestKey: `p:req${i}`, createdAt: 0 })).run);
   expect(new Set(runs.map((r) => r.id.split('.s')[1])).size).toBeGreaterThan(1);
