@@ -29,3 +29,30 @@ describe('completePartialMarkdown', () => {
     }
   });
 });
+
+describe('completePartialMarkdown: a streaming table', () => {
+  const table = ['Before:', '', '| Dialect | Provider |', '| --- | --- |', '| `openai` | **OpenAI** |', '| `google` | Gemini |', ''].join('\n');
+
+  test.each([
+    ['Before:\n\n| Dia', 'Before:\n'],
+    ['Before:\n\n| Dialect | Provider |', 'Before:\n'],
+    ['Before:\n\n| Dialect | Provider |\n', 'Before:\n'],
+    ['Before:\n\n| Dialect | Provider |\n| --- | -', 'Before:\n'],
+    ['Before:\n\n| Dialect | Provider |\n| --- |', 'Before:\n'],
+    ['Before:\n\n| Dialect | Provider |\n| --- | --- |', 'Before:\n'],
+    ['Before:\n\n| Dialect | Provider |\n| --- | --- |\n', 'Before:\n\n| Dialect | Provider |\n| --- | --- |\n'],
+    ['Before:\n\n| A | B |\n| --- | --- |\n| x | **y', 'Before:\n\n| A | B |\n| --- | --- |\n| x | **y**'],
+    ['a | b', 'a | b'],
+  ])('%j renders as %j', (input, expected) => {
+    expect(completePartialMarkdown(input)).toBe(expected);
+  });
+
+  test('no prefix of a table answer shows a table line unless the table is recognisable', () => {
+    const delimiterWhole = table.indexOf('| --- | --- |\n') + '| --- | --- |\n'.length;
+    for (let i = 0; i <= table.length; i++) {
+      const out = completePartialMarkdown(table.slice(0, i));
+      if (i < delimiterWhole) expect(out, JSON.stringify(table.slice(0, i))).not.toContain('|');
+      else expect(out).toContain('| --- | --- |\n');
+    }
+  });
+});
