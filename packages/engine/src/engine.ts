@@ -33,6 +33,9 @@ import { resolveSchema, type InferSchemaOutput, type SchemaLike } from './tools/
 import { isTool, type AnyTool } from './tools/tool.ts';
 import { isToolSource, type ToolSource } from './tools/tool-source.ts';
 import { traceCall, traceRun } from './telemetry/trace-run.ts';
+import { defaultEnv } from './providers/auth.ts';
+import { headerSecrets } from './providers/provider-model.ts';
+import { envSecrets } from './transport/redact.ts';
 
 /**
  * How many model calls one `chat` makes at most unless `maxSteps` says otherwise.
@@ -263,7 +266,9 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
     if (call.output !== undefined) {
       config.output = { schema: resolveSchema(call.output, 'output'), mode: pickOutputMode(o.outputMode, resolved.dialect, o.thinking) };
     }
-    return kind === 'run' ? traceRun(config, o.telemetry, call.resume !== undefined) : traceCall(config, o.telemetry);
+    // What the span guard keeps out: where provider keys come from (the environment) and credential headers.
+    const secrets = [...envSecrets(defaults.env ?? defaultEnv()), ...headerSecrets(o.headers ?? {}, undefined)];
+    return kind === 'run' ? traceRun(config, o.telemetry, call.resume !== undefined, secrets) : traceCall(config, o.telemetry, secrets);
   };
 
   const streamChat = (call: CallOptions<SchemaLike | undefined>) => runChat(configure(call));

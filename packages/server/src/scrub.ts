@@ -12,6 +12,7 @@
  * the tail of a delta that may begin a secret is held back until the block's next delta
  * shows whether it does (see `Scrubber.push`).
  */
+import { envSecrets as engineEnvSecrets } from '@parlance/engine';
 import type { Event } from '@parlance/protocol';
 import { createBlockCarry } from './scrub/block-carry.ts';
 import { createEventWalk } from './scrub/event-walk.ts';
@@ -32,11 +33,8 @@ export type Env = Record<string, string | undefined>;
  * const scrubber = createScrubber([...envSecrets(process.env), signingSecret]);
  */
 export function envSecrets(env: Env): string[] {
-  const out: string[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (value && value.length >= 8 && /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH/i.test(name)) out.push(value);
-  }
-  return out;
+  // One rule for the server's scrubber and the engine's span guard (see `envSecrets` in @parlance/engine).
+  return engineEnvSecrets(env);
 }
 
 /**

@@ -141,4 +141,40 @@ describe('no form of a secret leaves through any output', () => {
     expect(wire).toContain('tool-result');
     expectClean(wire, `${label} tool error`);
   });
+
+  it.each(ECHOES)('%s: span attributes, span events and status messages (recordContent on)', async (label, echo) => {
+    // A tracer that keeps every write as text: the engine's spans take any structural Tracer.
+    const written: string[] = [];
+    const keep = (value: unknown) => written.push(typeof value === 'string' ? value : JSON.stringify(value));
+    const span = {
+      spanContext: () => ({ traceId: '1'.repeat(32), spanId: '2'.repeat(16), traceFlags: 1 }),
+      isRecording: () => true,
+      setAttribute: (key: string, value: unknown) => keep({ [key]: value }),
+      setAttributes: (attributes: unknown) => keep(attributes),
+      setStatus: (status: { message?: string }) => keep(status.message ?? ''),
+      addEvent: (name: string, attributes: unknown) => keep({ name, attributes }),
+      end: () => {},
+    };
+    const tracer = {
+      startSpan: (name: string, options?: { attributes?: unknown }) => {
+        keep(name);
+        keep(options?.attributes ?? {});
+        return span;
+      },
+    };
+    const { provider } = leakyProvider(echo);
+    const execute = vi.fn(() => {
+      throw new Error(`tool failed with ${echo}`);
+    });
+    const app = createParlanceApp({
+      models: [{ id: 'leaky:m', provider: 'leaky' }],
+      env,
+      run: engineRunner({ engine: { telemetry: { tracer, recordContent: true }, tools: [tool({ name: 'noop', input: { type: 'object', properties: {} }, execute })], resolveModel: () => provider.model('m') } }),
+      onError: () => {},
+    });
+    await (await app.request('/chat', json({ thread: userThread, clientRequestId: `span-${label}` }))).text();
+    // The upstream's 401 body is the chat and invoke_agent spans' status message: written, with no form of the key.
+    expect(written.filter((text) => text.includes('HTTP 401')).length).toBeGreaterThanOrEqual(2);
+    expectClean(written.join('\n'), `${label} spans`);
+  });
 });

@@ -161,7 +161,7 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
 }
 
 /** Credential-looking header values (and the token after an auth scheme such as `Bearer`). */
-function headerSecrets(headers: Record<string, string | undefined>, authHeader: string | undefined): string[] {
+export function headerSecrets(headers: Record<string, string | undefined>, authHeader: string | undefined): string[] {
   const out: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (!value || (name !== authHeader && !/auth|key|token|secret|cookie|session|password|credential|signature/i.test(name))) continue;

@@ -30,6 +30,12 @@ export interface TelemetryOptions {
    * its `error.type` alone.
    */
   recordContent?: boolean;
+  /**
+   * More secret values to keep out of every span (an `apiKey` passed in code, a proxy token). The
+   * engine's key-like environment values (`envSecrets`) and credential headers are always kept out:
+   * every span write has each form of each secret (`secretForms`) replaced by `[redacted]`.
+   */
+  secrets?: readonly string[];
   /** `gen_ai.agent.name` of the run span, which is then named `invoke_agent {agentName}`. */
   agentName?: string;
   /** More attributes for the run span (a tenant, a user id hash). */

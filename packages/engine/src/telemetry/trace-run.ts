@@ -34,6 +34,8 @@ import {
   type Tracer,
   withContext,
 } from './otel-api.ts';
+import { secretForms } from '../transport/redact.ts';
+import { guardTracer } from './guarded-tracer.ts';
 import type { TelemetryOptions } from './telemetry-options.ts';
 import { traceFromMetadata, withTrace } from './trace-context.ts';
 
@@ -46,9 +48,14 @@ export function providerName(provider: string): string {
   return PROVIDER_NAMES[provider] ?? provider;
 }
 
-/** The tracer to use, or undefined when the app gave none and registered no provider (no spans at all). */
-function tracerOf(options: TelemetryOptions | undefined): Tracer | undefined {
-  return options?.tracer ?? globalTracer(TRACER_NAME);
+/**
+ * The tracer to use, or undefined when the app gave none and registered no provider (no spans at all).
+ * Guarded: no form of `secrets` (the engine's key-like environment values and credential headers)
+ * or of `options.secrets` reaches any span write, content recorded or not.
+ */
+function tracerOf(options: TelemetryOptions | undefined, secrets: readonly (string | undefined)[]): Tracer | undefined {
+  const tracer = options?.tracer ?? globalTracer(TRACER_NAME);
+  return tracer && guardTracer(tracer, secretForms([...secrets, ...(options?.secrets ?? [])]));
 }
 
 function usageAttributes(usage: Usage | undefined): Attributes {
@@ -305,11 +312,11 @@ function traceTools(tools: ReadonlyMap<string, AnyTool>, state: RunState, cache:
 /**
  * The run's configuration with its model, tools and `onEvent` hook traced, or the
  * same configuration when telemetry is off or the run span would not be recorded.
- * `resumed` says the run answers calls a previous run left pending.
+ * `resumed` says the run answers calls a previous run left pending; `secrets` are kept out of every span.
  */
-export function traceRun(config: RunConfig, options: TelemetryOptions | false | undefined, resumed: boolean): RunConfig {
+export function traceRun(config: RunConfig, options: TelemetryOptions | false | undefined, resumed: boolean, secrets: readonly (string | undefined)[] = []): RunConfig {
   if (options === false) return config;
-  const tracer = tracerOf(options);
+  const tracer = tracerOf(options, secrets);
   if (!tracer) return config;
   const attributes: Attributes = {
     ...options?.attributes,
@@ -361,9 +368,9 @@ export function traceRun(config: RunConfig, options: TelemetryOptions | false | 
 }
 
 /** One model call outside a run (`generate`): a root `chat {model}` span, no run span. */
-export function traceCall(config: RunConfig, options: TelemetryOptions | false | undefined): RunConfig {
+export function traceCall(config: RunConfig, options: TelemetryOptions | false | undefined, secrets: readonly (string | undefined)[] = []): RunConfig {
   if (options === false) return config;
-  const tracer = tracerOf(options);
+  const tracer = tracerOf(options, secrets);
   if (!tracer) return config;
   const state: RunState = {
     tracer,

@@ -1,6 +1,6 @@
 export { decodeResponse, type DecodeResponseOptions } from './decode-response.ts';
 export { classifyError, httpError, readErrorBody, type ErrorBodyParser, type ProviderErrorInfo } from './http-error.ts';
-export { REDACTED, redact, secretForms } from './redact.ts';
+export { envSecrets, REDACTED, redact, redactForms, secretForms } from './redact.ts';
 export { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetryOptions, type RetryOptions } from './retry.ts';
 export { sleep, type Sleep } from './sleep.ts';
 export {

@@ -90,9 +90,41 @@ export function secretForms(secrets: readonly (string | undefined)[]): string[] 
 
 /** `text` with every form of every secret (see `secretForms`) replaced by `[redacted]`. */
 export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  return redactForms(text, secretForms(secrets));
+}
+
+/**
+ * `text` with each of `forms` (from `secretForms`, longest first) replaced by `[redacted]`: for a
+ * caller that computes the forms once and checks many texts.
+ *
+ * @example
+ * ```ts
+ * const forms = secretForms([process.env.OPENAI_API_KEY]);
+ * redactForms(spanStatusMessage, forms);
+ * ```
+ */
+export function redactForms(text: string, forms: readonly string[]): string {
   let out = text;
-  for (const form of secretForms(secrets)) {
+  for (const form of forms) {
     if (out.includes(form)) out = out.split(form).join(REDACTED);
+  }
+  return out;
+}
+
+/**
+ * Values of secret-looking environment variables (named like KEY, TOKEN, SECRET, PASSWORD,
+ * CREDENTIAL, AUTH; 8+ characters): where provider keys come from (`OPENAI_API_KEY`...), so what
+ * the server's scrubber and the engine's span guard keep out of every output.
+ *
+ * @example
+ * ```ts
+ * const forms = secretForms(envSecrets(process.env));
+ * ```
+ */
+export function envSecrets(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value && value.length >= 8 && /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH/i.test(name)) out.push(value);
   }
   return out;
 }
