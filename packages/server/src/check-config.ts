@@ -25,7 +25,9 @@ export function configProblems(options: Pick<ParlanceServerOptions, 'run'> & Par
   const named: [string, string][] = [];
   if (options.secret !== undefined) {
     const list = typeof options.secret === 'string' ? [options.secret] : [...options.secret];
-    list.forEach((s, i) => named.push([typeof options.secret === 'string' ? 'The `secret` option' : `The \`secret\` option (entry ${i + 1})`, s]));
+    list.forEach((s, i) => {
+      named.push([typeof options.secret === 'string' ? 'The `secret` option' : `The \`secret\` option (entry ${i + 1})`, s]);
+    });
   } else {
     const current = env.PARLANCE_SECRET?.trim();
     if (current) named.push(['PARLANCE_SECRET', current]);

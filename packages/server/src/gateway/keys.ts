@@ -44,24 +44,76 @@ async function sha256(text: string): Promise<string> {
 }
 
 /**
- * An `authorize` hook for a fixed table of keys. Keys are compared by their SHA-256, so a
- * lookup's time does not depend on how much of a guess matches.
+ * The shortest gateway key accepted: 16 characters. A gateway key is a bearer credential checked
+ * on every call with no other factor, so it must not be guessable; 16 random characters (the
+ * length of the 64-bit `openssl rand -hex 8`, or a quarter of `openssl rand -hex 32`) is the least
+ * that keeps an online guess hopeless, and every provider's own API keys are far longer.
+ */
+export const MIN_GATEWAY_KEY_LENGTH = 16;
+
+/**
+ * What is wrong with a list of gateway keys, one sentence each, naming a key by its place and
+ * principal (never by its value): empty, shorter than `MIN_GATEWAY_KEY_LENGTH`, holding
+ * whitespace (a caller's SDK trims or cannot send it), or the same as another (after trimming,
+ * as `gatewayKeyOf` reads a key: two principals behind one key).
+ *
+ * @example
+ * ```ts
+ * gatewayKeyProblems([['short', { id: 'a' }]]);
+ * // ['Gateway key 1 (principal "a") is 5 characters long: a gateway key must be at least 16']
+ * ```
+ */
+export function gatewayKeyProblems(keys: readonly (readonly [string, GatewayPrincipal])[]): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, number>();
+  keys.forEach(([key, principal], i) => {
+    const name = `Gateway key ${i + 1} (principal "${principal.id}")`;
+    if (key.trim() === '') {
+      problems.push(`${name} is empty`);
+      return;
+    }
+    if (/\s/.test(key)) problems.push(`${name} holds whitespace: a caller's SDK trims it or cannot send it in a header`);
+    if (key.trim().length < MIN_GATEWAY_KEY_LENGTH) problems.push(`${name} is ${key.trim().length} characters long: a gateway key must be at least ${MIN_GATEWAY_KEY_LENGTH} (openssl rand -hex 16)`);
+    const first = seen.get(key.trim());
+    if (first !== undefined) problems.push(`${name} is the same key as gateway key ${first + 1}`);
+    else seen.set(key.trim(), i);
+  });
+  return problems;
+}
+
+/**
+ * The `authorize` hook `staticKeys` returns: it also carries what is wrong with its table, which
+ * the gateway reports (`checkGatewayConfig` at start, one typed error at its first request).
+ */
+export interface StaticKeys {
+  (key: string | undefined): Promise<GatewayPrincipal | undefined>;
+  /** What is wrong with the keys (see `gatewayKeyProblems`); empty when nothing is. */
+  readonly keyProblems: readonly string[];
+}
+
+/**
+ * An `authorize` hook for a fixed table of keys (an object, or `[key, principal]` pairs, e.g. read
+ * from the environment). Keys are compared by their SHA-256, so a lookup's time does not depend on
+ * how much of a guess matches. Nothing is checked or thrown here (a route file may build the gateway
+ * at import): the table's problems are reported by the gateway (see `StaticKeys.keyProblems`).
  *
  * @example
  * ```ts
  * createGateway({
  *   routes: { fast: 'openai:gpt-5-mini' },
- *   authorize: staticKeys({ 'sk-team-a': { id: 'team-a', models: ['fast'], rateLimit: { requests: 60, windowMs: 60_000 } } }),
+ *   authorize: staticKeys({ 'sk-team-a-0123456789': { id: 'team-a', models: ['fast'], rateLimit: { requests: 60, windowMs: 60_000 } } }),
  * });
  * ```
  */
-export function staticKeys(keys: Record<string, GatewayPrincipal>): (key: string | undefined) => Promise<GatewayPrincipal | undefined> {
+export function staticKeys(keys: Record<string, GatewayPrincipal> | readonly (readonly [string, GatewayPrincipal])[]): StaticKeys {
+  const entries = Array.isArray(keys) ? [...(keys as readonly (readonly [string, GatewayPrincipal])[])] : Object.entries(keys as Record<string, GatewayPrincipal>);
   let table: Map<string, GatewayPrincipal> | undefined;
-  return async (key) => {
+  const authorize = async (key: string | undefined) => {
     if (key === undefined) return undefined;
-    table ??= new Map(await Promise.all(Object.entries(keys).map(async ([k, v]) => [await sha256(k), v] as const)));
+    table ??= new Map(await Promise.all(entries.map(async ([k, v]) => [await sha256(k), v] as const)));
     return table.get(await sha256(key));
   };
+  return Object.assign(authorize, { keyProblems: gatewayKeyProblems(entries) });
 }
 
 /**
