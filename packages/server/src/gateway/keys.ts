@@ -48,6 +48,12 @@ async function sha256(text: string): Promise<string> {
  * on every call with no other factor, so it must not be guessable; 16 random characters (the
  * length of the 64-bit `openssl rand -hex 8`, or a quarter of `openssl rand -hex 32`) is the least
  * that keeps an online guess hopeless, and every provider's own API keys are far longer.
+ *
+ * @example
+ * ```ts
+ * import { MIN_GATEWAY_KEY_LENGTH } from '@parlance/server/gateway';
+ * if (key.length < MIN_GATEWAY_KEY_LENGTH) throw new Error('gateway key too short');
+ * ```
  */
 export const MIN_GATEWAY_KEY_LENGTH = 16;
 
@@ -83,7 +89,14 @@ export function gatewayKeyProblems(keys: readonly (readonly [string, GatewayPrin
 
 /**
  * The `authorize` hook `staticKeys` returns: it also carries what is wrong with its table, which
- * the gateway reports (`checkGatewayConfig` at start, one typed error at its first request).
+ * `checkGatewayConfig` reports at start.
+ *
+ * @example
+ * ```ts
+ * import { staticKeys } from '@parlance/server/gateway';
+ * const authorize = staticKeys({ 'gw-7f3a9c2e41d8b605': { id: 'team-a' } });
+ * console.log(authorize.keyProblems); // []
+ * ```
  */
 export interface StaticKeys {
   (key: string | undefined): Promise<GatewayPrincipal | undefined>;
