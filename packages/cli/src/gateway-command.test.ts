@@ -61,13 +61,13 @@ describe('parlance gateway', () => {
         logUsage: true,
       }),
     );
-    const { child, url, output } = start(['--config', config, '--port', '0'], { TEST_GATEWAY_KEY: 'gw-key-1', ANTHROPIC_API_KEY: 'sk-ant-from-env' });
+    const { child, url, output } = start(['--config', config, '--port', '0'], { TEST_GATEWAY_KEY: 'gw-key-1-0c4f7a9e', ANTHROPIC_API_KEY: 'sk-ant-from-env' });
     try {
       const base = await url;
       expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const response = await fetch(`${base}/v1/chat/completions`, {
         method: 'POST',
-        headers: { authorization: 'Bearer gw-key-1', 'content-type': 'application/json' },
+        headers: { authorization: 'Bearer gw-key-1-0c4f7a9e', 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'claude', messages: [{ role: 'user', content: 'hi' }] }),
       });
       expect(response.status).toBe(200);
@@ -91,6 +91,13 @@ describe('parlance gateway', () => {
     const { child, output } = start(['--config', bad, '--port', '0'], {});
     expect(await exitOf(child)).toBe(2);
     expect(output()).toContain('at least one gateway key');
+    const weak = join(dir, 'weak.json');
+    await writeFile(weak, JSON.stringify({ routes: { a: 'openai:gpt-5' }, keys: { 'sk-short': { id: 'team-a' } } }));
+    const short = start(['--config', weak, '--port', '0'], {});
+    expect(await exitOf(short.child)).toBe(2);
+    expect(short.output()).toContain('16');
+    expect(short.output()).not.toContain('listening');
+    expect(short.output()).not.toContain('sk-short');
     const missing = start(['--config', join(dir, 'nope.json')], {});
     expect(await exitOf(missing.child)).toBe(2);
     expect(missing.output()).toContain('No such file');

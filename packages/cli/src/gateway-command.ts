@@ -9,7 +9,7 @@
  *     "host": "127.0.0.1", "port": 8787,
  *     "routes": { "fast": "openai:gpt-5-mini", "smart": ["anthropic:claude-sonnet-4-5", "openai:gpt-5"],
  *                 "local": { "provider": "ollama", "model": "qwen3" } },
- *     "keys": { "sk-dev": { "id": "me", "models": ["fast"], "rateLimit": { "requests": 60, "windowMs": 60000 } } },
+ *     "keys": { "sk-dev-5d1e8a27c4f9": { "id": "me", "models": ["fast"], "rateLimit": { "requests": 60, "windowMs": 60000 } } },
  *     "keysFromEnv": { "GATEWAY_KEY_TEAM_A": { "id": "team-a" } },
  *     "allowProviderModels": false, "maxBodyBytes": 4194304, "logUsage": true
  *   }
@@ -19,7 +19,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
-import { createGateway, staticKeys, type GatewayPrincipal, type GatewayRoute } from '@parlance/server/gateway';
+import { checkGatewayConfig, createGateway, staticKeys, type GatewayPrincipal, type GatewayRoute } from '@parlance/server/gateway';
 import type { CliIo } from './decode-command.ts';
 
 /**
@@ -49,7 +49,7 @@ Provider keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMI
  *
  * @example
  * ```ts
- * const config: GatewayConfig = { routes: { fast: 'openai:gpt-5-mini' }, keys: { 'sk-dev': { id: 'me' } } };
+ * const config: GatewayConfig = { routes: { fast: 'openai:gpt-5-mini' }, keys: { 'sk-dev-5d1e8a27c4f9': { id: 'me' } } };
  * ```
  */
 export interface GatewayConfig {
@@ -131,7 +131,7 @@ export interface RunningGateway {
  *
  * @example
  * ```ts
- * const { url } = await startGateway({ routes: { fast: 'openai:gpt-5-mini' }, keys: { 'sk-dev': { id: 'me' } }, port: 0 }, process.env, console.log);
+ * const { url } = await startGateway({ routes: { fast: 'openai:gpt-5-mini' }, keys: { 'sk-dev-5d1e8a27c4f9': { id: 'me' } }, port: 0 }, process.env, console.log);
  * ```
  */
 export async function startGateway(config: GatewayConfig, env: Record<string, string | undefined>, log: (line: string) => void): Promise<RunningGateway> {
@@ -141,10 +141,18 @@ export async function startGateway(config: GatewayConfig, env: Record<string, st
     if (!key) throw new ConfigError(`The environment variable ${name} (in "keysFromEnv") is not set`);
     keys[key] = principal;
   }
+  const authorize = staticKeys(keys);
+  // Checked once, before listening: a bad key stops the command with the reason (exit 2), never a
+  // refused request later. The problems name each key by its place and principal, never its value.
+  try {
+    checkGatewayConfig({ authorize });
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
   const app = createGateway({
     routes: config.routes,
     providers: { env },
-    authorize: staticKeys(keys),
+    authorize,
     ...(config.allowProviderModels ? { allowProviderModels: true } : {}),
     ...(config.maxBodyBytes ? { maxBodyBytes: config.maxBodyBytes } : {}),
     ...(config.logUsage
