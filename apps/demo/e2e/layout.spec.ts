@@ -153,7 +153,9 @@ test('Regenerate does not narrow the message box', async ({ page }) => {
   const before = (await box.boundingBox())!.width;
   await send(page, 'hello there');
   await answered(page);
-  await expect(page.getByRole('button', { name: 'Regenerate' })).toBeVisible();
+  // `answered` can pass before Stop first shows; Regenerate comes once the answer is done, which on a
+  // busy CI machine can take longer than the default 5 s.
+  await expect(page.getByRole('button', { name: 'Regenerate' })).toBeVisible({ timeout: 20_000 });
   expect((await box.boundingBox())!.width).toBe(before);
 });
 
