@@ -8,7 +8,7 @@
 import type { Event } from '@parlance/protocol';
 import { createLineSplitter } from './shared/ndjson.ts';
 import { createSseFramer } from './shared/sse-framer.ts';
-import type { ClientDialect, Decoder, DecoderOptions, WireEvent } from './types.ts';
+import type { ByteFramer, ClientDialect, Decoder, DecoderOptions, WireEvent } from './types.ts';
 
 /**
  * 
@@ -71,7 +71,8 @@ export function decodeDialectStream(
   options: DecodeStreamOptions = {},
 ): AsyncIterableIterator<Event> {
   const decoder: Decoder = spec.createDecoder(options);
-  const framer = createFramer(spec.framing);
+  const framer = spec.createByteFramer ? undefined : createFramer(spec.framing);
+  const bytes: ByteFramer | undefined = spec.createByteFramer?.();
   const text = new TextDecoder('utf-8');
   const reader = body.getReader();
   const { signal } = options;
@@ -136,15 +137,32 @@ export function decodeDialectStream(
         aborted();
         break;
       }
+      if (bytes) {
+        // Binary framing: a framing error (a checksum mismatch, a body cut inside a frame) fails the stream.
+        try {
+          if (result.done) feed(bytes.flush());
+          else feed(bytes.push(result.value));
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          enqueue(decoder.fail({ code: 'invalid_response', message, retryable: false }));
+          break;
+        }
+        if (result.done) {
+          if (!finished) enqueue(decoder.end());
+          finished = true;
+          break;
+        }
+        continue;
+      }
       if (result.done) {
         const rest = text.decode();
-        feed(rest ? framer.push(rest) : []);
-        feed(framer.flush());
+        feed(rest ? framer!.push(rest) : []);
+        feed(framer!.flush());
         if (!finished) enqueue(decoder.end());
         finished = true;
         break;
       }
-      feed(framer.push(text.decode(result.value, { stream: true })));
+      feed(framer!.push(text.decode(result.value, { stream: true })));
     }
   }
 
@@ -180,11 +198,22 @@ export function decodeDialectStream(
 /** Decodes a complete body held in memory (tests, the CLI). */
 export function decodeDialectText(spec: ClientDialect, text: string | Uint8Array, options: DecoderOptions = {}): Event[] {
   const decoder = spec.createDecoder(options);
-  const framer = createFramer(spec.framing);
-  const source = typeof text === 'string' ? text : new TextDecoder().decode(text);
   const out: Event[] = [];
   let finished = false;
-  for (const wire of [...framer.push(source), ...framer.flush()]) {
+  let wires: WireEvent[];
+  if (spec.createByteFramer) {
+    const bytes = spec.createByteFramer();
+    try {
+      wires = [...bytes.push(typeof text === 'string' ? new TextEncoder().encode(text) : text), ...bytes.flush()];
+    } catch (error) {
+      return decoder.fail({ code: 'invalid_response', message: error instanceof Error ? error.message : String(error), retryable: false });
+    }
+  } else {
+    const framer = createFramer(spec.framing);
+    const source = typeof text === 'string' ? text : new TextDecoder().decode(text);
+    wires = [...framer.push(source), ...framer.flush()];
+  }
+  for (const wire of wires) {
     for (const event of decoder.push(wire)) {
       out.push(event);
       if (event.type === 'finish') finished = true;

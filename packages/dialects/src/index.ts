@@ -21,6 +21,7 @@ export {
   type EncodeOptions,
   type EncodeWarning,
   type PathOptions,
+  type ByteFramer,
   type WireEvent,
 } from './types.ts';
 export {

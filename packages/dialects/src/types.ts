@@ -145,6 +145,24 @@ export interface ClientDialect {
    */
   requestHeaders?(body: Record<string, unknown>): Record<string, string>;
   createDecoder(options?: DecoderOptions): Decoder;
+  /**
+   * Binary framing (Amazon's event stream): bytes -> wire events, used instead of UTF-8 text through
+   * `framing`. A dialect without it is framed as text.
+   */
+  createByteFramer?(): ByteFramer;
+}
+
+/**
+ * Frames a binary body into wire events. `push` throws an Error whose message says what is wrong
+ * when the bytes are not valid framing (a checksum mismatch); the decoder reports it as `invalid_response`.
+ *
+ * @example
+ * const framer: ByteFramer = { push: (bytes) => [{ data: new TextDecoder().decode(bytes) }], flush: () => [] };
+ */
+export interface ByteFramer {
+  push(bytes: Uint8Array): WireEvent[];
+  /** The body ended: throws when it ended inside a frame. */
+  flush(): WireEvent[];
 }
 
 /**

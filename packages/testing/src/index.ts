@@ -24,3 +24,4 @@ export {
   type WireError,
   type WireHttpError,
 } from './wire/index.ts';
+export { mockAzureServer, type MockAzureOptions } from './clouds/azure.ts';

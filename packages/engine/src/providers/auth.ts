@@ -15,12 +15,16 @@ export function defaultEnv(): Record<string, string | undefined> {
  * Where requests go: `settings.baseURL`, else the definition's environment variable (as the official
  * SDK reads it), else the definition's `baseURL`. No trailing slash.
  */
-export function resolveBaseURL(definition: Pick<ProviderDefinition, 'baseURL' | 'baseURLEnv' | 'parseBaseURLEnv'>, settings: Pick<ProviderSettings, 'baseURL' | 'env'>): string {
+export function resolveBaseURL(
+  definition: Pick<ProviderDefinition, 'baseURL' | 'baseURLEnv' | 'parseBaseURLEnv' | 'baseURLFrom'>,
+  settings: Pick<ProviderSettings, 'baseURL' | 'env'>,
+): string {
   let url = settings.baseURL;
   if (!url && definition.baseURLEnv) {
     const value = (settings.env ?? defaultEnv())[definition.baseURLEnv]?.trim();
     if (value) url = definition.parseBaseURLEnv ? definition.parseBaseURLEnv(value) : value;
   }
+  if (!url && definition.baseURLFrom) url = definition.baseURLFrom(settings.env ?? defaultEnv());
   return (url || definition.baseURL).replace(/\/+$/, '');
 }
 

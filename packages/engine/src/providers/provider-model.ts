@@ -4,7 +4,7 @@
  * stream, add provenance and cost. The stream never throws: whatever fails becomes
  * an `error` event and a `finish`, after everything that had already arrived.
  */
-import { getClientDialect } from '@parlance/dialects';
+import { getClientDialect, type ClientDialect } from '@parlance/dialects';
 import {
   ParlanceError,
   errorEvent,
@@ -43,9 +43,11 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
   const provider = definition.id;
   const name = definition.name ?? definition.id;
   const dialectId = settings.dialect ?? definition.dialectFor?.(modelId) ?? definition.dialect;
+  // A cloud's own wire (Bedrock Converse) names itself; a registered dialect keeps its id.
+  const wireId = definition.wire ? definition.wire(modelId, getClientDialect(dialectId), settings).id : dialectId;
   const info = modelInfoFor(definition, modelId);
   const transport = settings.transport ?? createTransport(settings);
-  const provenance: Provenance = { provider, model: modelId, dialect: dialectId };
+  const provenance: Provenance = { provider, model: modelId, dialect: wireId };
 
   async function* run(request: Omit<ModelRequest, 'model'>, options: ModelCallOptions): AsyncGenerator<Event> {
     const secrets: string[] = [];
@@ -85,7 +87,8 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
     };
 
     try {
-      const dialect = getClientDialect(dialectId);
+      // The decoder never reads `id`, so a cloud's own wire id is safe to pass as a ClientDialect.
+      const dialect = (definition.wire ? definition.wire(modelId, getClientDialect(dialectId), settings) : getClientDialect(dialectId)) as ClientDialect;
       checkInput(request, info);
       const adjusted = adjustRequest(request, info, { requiresMaxOutputTokens: definition.requiresMaxOutputTokens, onWarning });
       const userHeaders = { ...lowerKeys(definition.headers), ...lowerKeys(settings.headers), ...lowerKeys(options.headers) };
@@ -111,10 +114,20 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
         ...authHeaders(definition.auth, key),
         ...userHeaders,
       };
+      const url = sealedURL(baseURL, dialect.path(modelId, { stream: true }));
+      const text = JSON.stringify(body);
+      if (definition.authorize) {
+        // Signed last, over exactly what is sent (SigV4 covers the URL, these headers and the body).
+        const signed = lowerKeys(await definition.authorize({ method: 'POST', url, headers: { ...headers }, body: text }, settings));
+        for (const [header, value] of Object.entries(signed)) {
+          headers[header] = value;
+          secrets.push(...headerSecrets({ [header]: value }, header));
+        }
+      }
       const opened = await transport.open({
-        url: sealedURL(baseURL, dialect.path(modelId, { stream: true })),
+        url,
         headers,
-        body: JSON.stringify(body),
+        body: text,
         signal: options.signal,
         providerName: name,
         parseError: definition.parseError,
@@ -151,11 +164,11 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
   const model: ProviderModel = {
     provider,
     modelId,
-    dialect: dialectId,
+    dialect: wireId,
     info,
     stream: (request, options = {}) => run(request, options),
     endpoint: () => resolveBaseURL(definition, settings),
-    toJSON: () => ({ provider, modelId, dialect: dialectId }),
+    toJSON: () => ({ provider, modelId, dialect: wireId }),
   };
   return model;
 }

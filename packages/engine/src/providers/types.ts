@@ -4,7 +4,7 @@
  * runtime settings (the key, a proxy URL, a fetch) are given separately and kept in
  * closures, so nothing serializable ever holds a key.
  */
-import type { DecoderOptions, DialectId } from '@parlance/dialects';
+import type { ClientDialect, DecoderOptions, DialectId } from '@parlance/dialects';
 import type { Event, LanguageModel, ModelRequest } from '@parlance/protocol';
 import type { ModelInfo } from '../catalog/catalog.ts';
 import type { ErrorBodyParser } from '../transport/http-error.ts';
@@ -77,6 +77,21 @@ export interface ProviderDefinition {
   baseURLEnv?: string;
   /** Turns the variable's value into a base URL, when it is not one already (Ollama's `host:port`). */
   parseBaseURLEnv?(value: string): string;
+  /**
+   * A base URL built from the environment at call time, after `settings.baseURL` and `baseURLEnv`
+   * (a cloud's region or resource name: `AWS_REGION`, `AZURE_RESOURCE_NAME`); undefined falls back to `baseURL`.
+   */
+  baseURLFrom?(env: Record<string, string | undefined>): string | undefined;
+  /**
+   * The wire a model speaks when a dialect's own path, body or framing is not it (Azure's deployment
+   * paths, Bedrock's event stream, Vertex's publisher paths): given the dialect, the one to use instead.
+   */
+  wire?(modelId: string, dialect: ClientDialect, settings: ProviderSettings): WireDialect;
+  /**
+   * Authorizes one finished request (a SigV4 signature over URL, headers and body; a bearer token from a
+   * function): the headers to add. Every value returned is a secret (redacted from errors and spans).
+   */
+  authorize?(request: AuthorizeRequest, settings: ProviderSettings): Promise<Record<string, string>>;
   auth: AuthDefinition;
   /** The dialect models speak unless `dialectFor` or the caller says otherwise. */
   dialect: DialectId;
@@ -104,6 +119,28 @@ export interface ProviderDefinition {
   catalog?: string;
   /** Models to add to, or correct in, the catalog. */
   models?: Record<string, ModelCatalogEntry>;
+}
+
+/**
+ * A dialect as a provider's `wire` returns it: a registered dialect's client side, or a cloud's own
+ * wire format (Bedrock Converse) under its own id.
+ *
+ * @example
+ * const wire: WireDialect = { ...getClientDialect('openai_completions'), path: () => '/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21' };
+ */
+export type WireDialect = Omit<ClientDialect, 'id'> & { id: string };
+
+/**
+ * The request `authorize` sees: method, URL, headers (lower-case names) and the body text, as they will be sent.
+ *
+ * @example
+ * const request: AuthorizeRequest = { method: 'POST', url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse-stream', headers: { 'content-type': 'application/json' }, body: '{}' };
+ */
+export interface AuthorizeRequest {
+  method: 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body: string;
 }
 
 /**
