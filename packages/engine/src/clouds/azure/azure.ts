@@ -20,7 +20,12 @@ import { defaultEnv, resolveApiKey } from '../../providers/auth.ts';
 import { defineProvider } from '../../providers/define-provider.ts';
 import type { ApiKeySource, Provider, ProviderDefinition, ProviderSettings } from '../../providers/types.ts';
 
-/** Azure's API-key variables, the `openai` SDK's first. */
+/**
+ * Azure's API-key variables, the `openai` SDK's first.
+ *
+ * @example
+ * const key = AZURE_KEY_ENV.map((name) => env[name]).find(Boolean);
+ */
 export const AZURE_KEY_ENV = ['AZURE_OPENAI_API_KEY', 'AZURE_API_KEY'] as const;
 
 /**
@@ -57,7 +62,12 @@ function pick(value: string | undefined, env: Record<string, string | undefined>
   return value?.trim() || env[name]?.trim() || undefined;
 }
 
-/** The resource's base URL from the options or the environment, without the `/openai` part. */
+/**
+ * The resource's base URL from the options or the environment, without the `/openai` part.
+ *
+ * @example
+ * azureEndpoint({ resourceName: 'contoso' }, {}); // 'https://contoso.openai.azure.com'
+ */
 export function azureEndpoint(options: AzureOptions, env: Record<string, string | undefined>): string | undefined {
   const endpoint = pick(options.endpoint, env, 'AZURE_OPENAI_ENDPOINT');
   if (endpoint) return endpoint.replace(/\/+$/, '').replace(/\/openai(\/v1)?$/, '');
@@ -68,7 +78,12 @@ export function azureEndpoint(options: AzureOptions, env: Record<string, string 
   return `https://${name}.openai.azure.com`;
 }
 
-/** The request path for one deployment, per the URL shape chosen. */
+/**
+ * The request path for one deployment, per the URL shape chosen.
+ *
+ * @example
+ * azurePath({ deploymentURLs: true, apiVersion: '2024-10-21' }, {}, 'openai_completions', 'gpt-4o'); // '/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21'
+ */
 export function azurePath(options: AzureOptions, env: Record<string, string | undefined>, dialect: string, deployment: string): string {
   const apiVersion = pick(options.apiVersion, env, 'OPENAI_API_VERSION');
   const query = apiVersion ? `?api-version=${encodeURIComponent(apiVersion)}` : '';
