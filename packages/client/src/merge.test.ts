@@ -102,6 +102,26 @@ describe('mergeThreads', () => {
     expect(mergeThreads(base, base, mine).thread.messages[1]).toBe(mine.messages[1]);
   });
 
+  // Found by the two-tab e2e: a tab that had read a partial answer held it as its own object while
+  // its base was the record it read (a copy parsed from storage): by identity its copy looked
+  // "changed", won the merge, and the partial answer was saved over the finished one.
+  it.each([
+    ['base and mine are copies (both read from storage)', (t: Thread) => JSON.parse(JSON.stringify(t)) as Thread, (t: Thread) => JSON.parse(JSON.stringify(t)) as Thread],
+    ['mine is a copy of base', (t: Thread) => t, (t: Thread) => JSON.parse(JSON.stringify(t)) as Thread],
+    ['base is a copy of mine', (t: Thread) => JSON.parse(JSON.stringify(t)) as Thread, (t: Thread) => t],
+    ['the same objects', (t: Thread) => t, (t: Thread) => t],
+  ])('a message this tab holds unchanged since base takes the other side’s newer copy: %s', (_, asBase, asMine) => {
+    const partial = { ...seed, messages: [...seed.messages, msg('q'), msg('a1', 'assistant', 'Hel')] };
+    const finished = { ...seed, messages: [...seed.messages, msg('q'), msg('a1', 'assistant', 'Hello there, the whole answer')] };
+    const merged = mergeThreads(asBase(partial), asMine(partial), finished);
+    expect(merged.thread.messages.map((m) => m.parts)).toEqual(finished.messages.map((m) => m.parts));
+    expect(merged.local).toBe(false);
+    // And the other way round: this tab streamed on, the stored copy is still the base's.
+    const back = mergeThreads(asBase(partial), finished, asMine(partial));
+    expect(back.thread.messages[2]).toBe(finished.messages[2]);
+    expect(back.local).toBe(true);
+  });
+
   it('an edit in one tab and an append in the other: the edit stays active and the append joins the old version', () => {
     const base = { ...seed, messages: [...seed.messages, msg('u2'), msg('a2', 'assistant')] };
     const edited = forkAt(base, 1, [msg('u2b'), msg('a2b', 'assistant')]);

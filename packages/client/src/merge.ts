@@ -7,7 +7,7 @@
  *   turns, theirs first, then mine (the stored order wins: it is what other tabs already show);
  *   the rest of a turn (an answer saved after its question) stays right after it.
  * - A message one side removed since `base` (a failed turn dropped by `retry`) stays removed.
- * - A message both have: the side that changed it since `base` wins (the tab streaming it).
+ * - A message both have: the side that changed it since `base` (by content) wins (the tab streaming it).
  * - Versions (edits, regenerations, `switchBranch`): the side whose `branches` changed since
  *   `base` gives the shape (which version is active); what the other side added is grafted onto
  *   it, and a version the other side made becomes one more version at its fork point.
@@ -141,7 +141,10 @@ export function mergeThreads(base: Thread | undefined, mine: Thread, theirs: Thr
     const a = ours.get(m.id);
     const b = their.get(m.id);
     if (!a || !b || a === b) return m;
-    if (a !== was.get(m.id)) {
+    // Changed since base by content, not identity: a tab's state and its base are often two copies
+    // of one stored record (one parsed from storage), and an unchanged copy must not win.
+    const w = was.get(m.id);
+    if (a !== w && (w === undefined || json(a) !== json(w))) {
       if (json(a) !== json(b)) local = true;
       return a;
     }
