@@ -4,40 +4,15 @@
  *
  * - `isError: true` is a failure the model should see and may correct: the handler
  *   throws a `tool_error`, so the loop records an error result (and `onToolError` applies);
- * - `structuredContent` is the output (the spec asks servers to repeat it as text, so
- *   nothing is lost by preferring it);
- * - text-only content is its text, blocks joined by a blank line;
- * - anything else (images, audio, resources) is `{ content: [...] }`, each block in a
- *   plain shape (`{ type: 'image', mediaType, data }`), so an app can render it.
+ * - text-only content is its text, blocks joined by a blank line; with `structuredContent`
+ *   the structured value (the spec asks servers to repeat it as text, so nothing is lost);
+ * - content with images, audio or embedded binary resources is a `ToolContentOutput`
+ *   (`@parlance/protocol`): text and files, which the dialects send as the provider's own
+ *   media content in the tool result (or next to it), never as base64 inside text. It wins
+ *   over `structuredContent`, which cannot hold the files. Embedded text resources and
+ *   resource links are text naming their URI.
  */
-import { ParlanceError } from '@parlance/protocol';
-
-/**
- * One content block of an MCP tool result, as the engine's tool output carries it.
- *
- * @example
- * ```ts
- * const part: McpContentPart = { type: 'image', mediaType: 'image/png', data: 'iVBORw0…' };
- * ```
- */
-export type McpContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image'; mediaType: string; data: string }
-  | { type: 'audio'; mediaType: string; data: string }
-  | { type: 'resource'; uri: string; mediaType?: string; text?: string; data?: string }
-  | { type: 'resource_link'; uri: string; name: string; mediaType?: string; description?: string };
-
-/**
- * The output of an MCP tool whose result is more than text.
- *
- * @example
- * ```ts
- * const output: McpContentOutput = { content: [{ type: 'text', text: 'A chart' }, { type: 'image', mediaType: 'image/png', data: '…' }] };
- * ```
- */
-export interface McpContentOutput {
-  content: McpContentPart[];
-}
+import { ParlanceError, type ToolContentOutput, type ToolContentPart } from '@parlance/protocol';
 
 interface RawBlock {
   type?: unknown;
@@ -52,26 +27,38 @@ interface RawBlock {
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-function part(block: RawBlock): McpContentPart | undefined {
+/** The last segment of a URI's path, as a file name (`file:///tmp/chart.png` -> `chart.png`). */
+function fileName(uri: string): string | undefined {
+  const segment = uri.split(/[?#]/)[0]!.split('/').filter(Boolean).pop();
+  return segment && !segment.endsWith(':') ? segment : undefined;
+}
+
+function part(block: RawBlock): ToolContentPart | undefined {
   switch (block.type) {
     case 'text':
       return { type: 'text', text: str(block.text) ?? '' };
     case 'image':
     case 'audio':
-      return { type: block.type, mediaType: str(block.mimeType) ?? 'application/octet-stream', data: str(block.data) ?? '' };
+      return { type: 'file', mediaType: str(block.mimeType) ?? 'application/octet-stream', data: str(block.data) ?? '' };
     case 'resource': {
       const resource = block.resource ?? {};
-      const out: McpContentPart = { type: 'resource', uri: str(resource.uri) ?? '' };
-      if (str(resource.mimeType)) out.mediaType = str(resource.mimeType)!;
-      if (str(resource.text) !== undefined) out.text = str(resource.text)!;
-      if (str(resource.blob) !== undefined) out.data = str(resource.blob)!;
-      return out;
+      const uri = str(resource.uri) ?? '';
+      const blob = str(resource.blob);
+      if (blob !== undefined) {
+        const out: ToolContentPart = { type: 'file', mediaType: str(resource.mimeType) ?? 'application/octet-stream', data: blob };
+        const name = fileName(uri);
+        if (name) out.filename = name;
+        return out;
+      }
+      return { type: 'text', text: `[resource ${uri}]\n${str(resource.text) ?? ''}` };
     }
     case 'resource_link': {
-      const out: McpContentPart = { type: 'resource_link', uri: str(block.uri) ?? '', name: str(block.name) ?? '' };
-      if (str(block.mimeType)) out.mediaType = str(block.mimeType)!;
-      if (str(block.description)) out.description = str(block.description)!;
-      return out;
+      const mediaType = str(block.mimeType);
+      const description = str(block.description);
+      return {
+        type: 'text',
+        text: `[resource link ${str(block.name) ?? ''}: ${str(block.uri) ?? ''}${mediaType ? ` (${mediaType})` : ''}]${description ? ` ${description}` : ''}`,
+      };
     }
     default:
       // A block type from a later spec version: skipped rather than failing the call.
@@ -79,7 +66,7 @@ function part(block: RawBlock): McpContentPart | undefined {
   }
 }
 
-function textOf(parts: McpContentPart[]): string {
+function textOf(parts: ToolContentPart[]): string {
   return parts.map((p) => (p.type === 'text' ? p.text : '')).filter((t) => t !== '').join('\n\n');
 }
 
@@ -91,17 +78,19 @@ function textOf(parts: McpContentPart[]): string {
  * ```ts
  * toToolOutput({ content: [{ type: 'text', text: '21 °C' }] }, 'weather'); // '21 °C'
  * toToolOutput({ content: [], structuredContent: { tempC: 21 } }, 'weather'); // { tempC: 21 }
+ * toToolOutput({ content: [{ type: 'image', data: 'iVBO…', mimeType: 'image/png' }] }, 'screenshot');
+ * // { type: 'content', content: [{ type: 'file', mediaType: 'image/png', data: 'iVBO…' }] }
  * ```
  */
 export function toToolOutput(result: { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown }, toolName: string): unknown {
   // Servers on protocol 2024-10-07 answer with `toolResult` (the SDK's compatibility schema).
   if (result.content === undefined && 'toolResult' in result) return result.toolResult;
   const blocks = Array.isArray(result.content) ? (result.content as RawBlock[]) : [];
-  const parts = blocks.map(part).filter((p): p is McpContentPart => p !== undefined);
+  const parts = blocks.map(part).filter((p): p is ToolContentPart => p !== undefined);
   if (result.isError === true) {
     throw new ParlanceError('tool_error', textOf(parts) || `The MCP tool "${toolName}" reported an error`);
   }
+  if (parts.some((p) => p.type === 'file')) return { type: 'content', content: parts } satisfies ToolContentOutput;
   if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent;
-  if (parts.every((p) => p.type === 'text')) return textOf(parts);
-  return { content: parts } satisfies McpContentOutput;
+  return textOf(parts);
 }

@@ -1,2 +1,2 @@
 export { mcpTools, type McpConnection, type McpTool, type McpToolSet, type McpToolSettings, type McpToolsOptions } from './mcp-tools.ts';
-export { toToolOutput, type McpContentOutput, type McpContentPart } from './call-result.ts';
+export { toToolOutput } from './call-result.ts';

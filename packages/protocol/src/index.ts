@@ -90,6 +90,7 @@ export type {
   ToolDefinition,
 } from './request.ts';
 export type { Response } from './response.ts';
+export { toolContentOf, type ToolContentOutput, type ToolContentPart } from './tool-content.ts';
 export { BRANCH_ROOT, forkAt, siblingsOf, switchBranch, type Siblings } from './branches.ts';
 export { THREAD_VERSION, type Thread, type ThreadBranch } from './thread-shape.ts';
 export { messageSchema, partSchema } from './schema.ts';

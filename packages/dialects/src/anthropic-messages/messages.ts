@@ -21,8 +21,11 @@
  * Files: images (base64 jpeg/png/gif/webp, or URL) -> `image`; PDFs -> `document`; text/plain ->
  * a plain-text `document`. Anything else is an `invalid_request` error. Files and sources in
  * assistant turns are dropped (the API takes none there).
+ * Tool results with content output (text and files, e.g. an MCP image): the same image and
+ * document blocks inside the `tool_result` block; other files are named in a text block.
  */
-import { ParlanceError, type FilePart, type Message, type Part } from '@parlance/protocol';
+import { ParlanceError, toolContentOf, type FilePart, type Message, type Part } from '@parlance/protocol';
+import { asFilePart, isBase64, omittedNote } from '../shared/tool-content.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import { anthropicState } from './mappings.ts';
 
@@ -126,10 +129,38 @@ function toolInput(input: unknown): Json {
   return {};
 }
 
-function toolResultContent(output: unknown): string {
-  if (typeof output === 'string') return output;
-  if (output === undefined) return '';
-  return JSON.stringify(output) ?? '';
+/** What a `tool_result` block may hold besides text: https://docs.anthropic.com/en/api/messages#body-messages-content (RequestToolResultBlock: text, image, document, search_result). */
+function toolResultTakes(mediaType: string): boolean {
+  return IMAGE_TYPES.has(mediaType) || mediaType === 'application/pdf' || mediaType.startsWith('text/plain');
+}
+
+/**
+ * A tool result's `content`: a string, or for a content output (text and files) the blocks
+ * themselves, images and documents as in a user turn
+ * (https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#handling-tool-use-and-tool-result-content-blocks).
+ * Audio and other files have no block: a note names them.
+ */
+function toolResultContent(output: unknown, path: (string | number)[]): string | Json[] {
+  const content = toolContentOf(output);
+  if (!content) {
+    if (typeof output === 'string') return output;
+    if (output === undefined) return '';
+    return JSON.stringify(output) ?? '';
+  }
+  const blocks: Json[] = [];
+  for (const part of content.content) {
+    if (part.type === 'text') {
+      // Whitespace-only text blocks are rejected, as in any turn.
+      if (part.text.trim() !== '') blocks.push({ type: 'text', text: part.text });
+    } else if (!isBase64(part.data)) {
+      blocks.push({ type: 'text', text: omittedNote(part, 'its data is not base64') });
+    } else if (toolResultTakes(part.mediaType)) {
+      blocks.push(fileBlock(asFilePart(part), path));
+    } else {
+      blocks.push({ type: 'text', text: omittedNote(part, 'Anthropic takes images (jpeg, png, gif, webp), PDFs and plain text') });
+    }
+  }
+  return blocks.length > 0 ? blocks : '';
 }
 
 function reasoningBlock(part: Extract<Part, { type: 'reasoning' }>): Json | undefined {
@@ -214,7 +245,7 @@ export function encodeMessages(thread: readonly Message[]): Turn[] {
             content.push(block);
             return;
           }
-          const block: Json = { type: 'tool_result', tool_use_id: mapId.result(part.toolCallId), content: toolResultContent(part.output) };
+          const block: Json = { type: 'tool_result', tool_use_id: mapId.result(part.toolCallId), content: toolResultContent(part.output, path) };
           if (part.isError) block.is_error = true;
           // A local result inside an assistant message still answers the call: it goes in a user turn.
           if (assistant) push('user', [block]);

@@ -18,13 +18,16 @@
  * - Gemini 3 rejects a function call in the history without a thought signature (a call
  *   that came from another model). Google's documented escape hatch is a dummy signature on
  *   the first call of the turn: https://ai.google.dev/gemini-api/docs/thought-signatures#faqs
+ * - A content tool output (text and files) sends its files as `functionResponse.parts` on
+ *   Gemini 3+, else as parts after the turn's responses (tool-content.ts).
  */
-import type { Message, ModelRequest, Part, ReasoningEffort, ToolChoice } from '@parlance/protocol';
+import { toolContentOf, type Message, type ModelRequest, type Part, type ReasoningEffort, type ToolChoice } from '@parlance/protocol';
 import { isObject, type JsonObject, toArgumentsObject } from '../shared/json.ts';
 import { LEADING_USER_TEXT } from '../shared/leading-turn.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
 import { summariesAsText } from '../shared/summary-parts.ts';
+import { geminiToolContent } from './tool-content.ts';
 
 const DIALECT = 'google_gemini';
 const DUMMY_SIGNATURE = 'skip_thought_signature_validator';
@@ -129,8 +132,10 @@ function modelParts(message: Message, generation: number | undefined): Json[] {
   return parts;
 }
 
-function userParts(message: Message, calls: Map<string, CallInfo>): Json[] {
+function userParts(message: Message, calls: Map<string, CallInfo>, generation: number | undefined): Json[] {
   const parts: Json[] = [];
+  // Files of content tool outputs that a function response cannot hold: after the turn's responses.
+  const after: Json[] = [];
   for (const part of message.parts) {
     switch (part.type) {
       case 'text':
@@ -143,8 +148,12 @@ function userParts(message: Message, calls: Map<string, CallInfo>): Json[] {
         if (part.providerExecuted) break;
         const call = calls.get(part.toolCallId);
         if (!call) break;
-        const response: Json = { name: call.name, response: responseObject(part.output, part.isError) };
+        const content = part.isError ? undefined : toolContentOf(part.output);
+        const media = content ? geminiToolContent(content, call.name, generation) : undefined;
+        const response: Json = { name: call.name, response: media ? media.response : responseObject(part.output, part.isError) };
         if (call.providerId) response.id = call.providerId;
+        if (media?.parts.length) response.parts = media.parts;
+        if (media) after.push(...media.after);
         parts.push({ functionResponse: response });
         break;
       }
@@ -152,7 +161,7 @@ function userParts(message: Message, calls: Map<string, CallInfo>): Json[] {
         break;
     }
   }
-  return parts;
+  return after.length > 0 ? [...parts, ...after] : parts;
 }
 
 function systemText(message: Message): string {
@@ -227,7 +236,7 @@ export function encodeGeminiRequest(original: ModelRequest, options: EncodeOptio
       continue;
     }
     const role = message.role === 'assistant' ? 'model' : 'user';
-    const parts = role === 'model' ? modelParts(message, generation) : userParts(message, calls);
+    const parts = role === 'model' ? modelParts(message, generation) : userParts(message, calls, generation);
     if (parts.length === 0) continue;
     // Tool results (a `tool` message) and the next user message share one user turn.
     const last = contents[contents.length - 1];

@@ -20,14 +20,16 @@
  * - `cache`: Ollama reuses its KV cache for a shared prefix by itself; no hint exists.
  * - `stop` goes in `options.stop`, `maxOutputTokens` in `options.num_predict`.
  * - A failed tool result (`isError`) is sent as `Error: <output>`: Ollama has no error flag.
+ * - A content tool output's images go in the tool message's `images` (tool-content.ts).
  * - `extra` is merged last and shallow (`keep_alive`, `options`, ...): an `extra.options`
  *   replaces the options built here.
  */
-import { ParlanceError, type Message, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
+import { ParlanceError, toolContentOf, type Message, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
 import { isObject, type JsonObject, toArgumentsObject } from '../shared/json.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
 import { summariesAsText } from '../shared/summary-parts.ts';
+import { ollamaToolMessage } from './tool-content.ts';
 
 type Json = JsonObject;
 
@@ -129,6 +131,11 @@ export function encodeOllamaRequest(original: ModelRequest, encodeOptions: Encod
     // Tool results (a `tool` message right after their calls: repairToolPairs) become one tool message each.
     for (const part of message.parts) {
       if (part.type !== 'tool-result' || part.providerExecuted) continue;
+      const media = toolContentOf(part.output);
+      if (media) {
+        messages.push(ollamaToolMessage(media, part.name, part.isError));
+        continue;
+      }
       const content = typeof part.output === 'string' ? part.output : JSON.stringify(part.output ?? null);
       messages.push({ role: 'tool', content: part.isError ? `Error: ${content}` : content, tool_name: part.name });
     }

@@ -27,16 +27,18 @@
  * - A tool result whose call is not in an earlier assistant message is dropped
  *   (the API rejects a `tool` message that answers no call).
  * - Tool results travel as `tool` messages right where they appear; a result's
- *   `isError` has no wire field, so its text is prefixed with `Error: `.
+ *   `isError` has no wire field, so its text is prefixed with `Error: `. A content output's
+ *   files (a tool message takes text only) follow in a user message (tool-content.ts).
  * - System text (`request.system`, then every system-role message) is joined with a
  *   blank line into one leading `system` message. `system` rather than `developer`:
  *   every compatible provider knows it and OpenAI treats it as `developer` for
  *   reasoning models (https://platform.openai.com/docs/guides/text#message-roles-and-instruction-following).
  */
-import { type Message, type ModelRequest, ParlanceError, type Part } from '@parlance/protocol';
+import { type Message, type ModelRequest, ParlanceError, type Part, toolContentOf } from '@parlance/protocol';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
 import { DIALECT_ID, isObject, type JsonObject } from './mappings.ts';
+import { completionsToolContent, withToolFiles } from './tool-content.ts';
 
 const MAX_TOOL_CALL_ID = 40;
 
@@ -69,6 +71,8 @@ export function toolCallWireId(id: string): string {
 interface CallIds {
   latest: Map<string, string>;
   used: Set<string>;
+  /** Files of content tool outputs, by the tool message they belong to (sent after it: tool-content.ts). */
+  files: Map<JsonObject, JsonObject[]>;
 }
 
 function callWireId(ids: CallIds, id: string): string {
@@ -95,8 +99,12 @@ function stringify(value: unknown): string {
 }
 
 function toolMessage(part: Extract<Part, { type: 'tool-result' }>, ids: CallIds): JsonObject {
-  const text = stringify(part.output);
-  return { role: 'tool', tool_call_id: ids.latest.get(part.toolCallId), content: part.isError ? `Error: ${text}` : text };
+  const content = toolContentOf(part.output);
+  const media = content ? completionsToolContent(content, part.name) : undefined;
+  const text = media ? media.text : stringify(part.output);
+  const message: JsonObject = { role: 'tool', tool_call_id: ids.latest.get(part.toolCallId), content: part.isError ? `Error: ${text}` : text };
+  if (media?.files.length) ids.files.set(message, media.files);
+  return message;
 }
 
 const AUDIO_FORMATS: Record<string, string> = {
@@ -217,7 +225,7 @@ export function encodeMessages(request: ModelRequest, options: EncodeOptions = {
   }
   if (system.length > 0) out.push({ role: 'system', content: system.join('\n\n') });
   // Ids of the calls sent so far: a result is sent only after its call.
-  const known: CallIds = { latest: new Map(), used: new Set() };
+  const known: CallIds = { latest: new Map(), used: new Set(), files: new Map() };
   const indexOf = new Map(request.messages.map((message, index) => [message, index]));
   repairToolPairs(request.messages).forEach((message, repaired) => {
     const index = indexOf.get(message) ?? repaired;
@@ -225,5 +233,5 @@ export function encodeMessages(request: ModelRequest, options: EncodeOptions = {
     else if (message.role === 'user' || message.role === 'tool') encodeUser(message, index, known, out);
   });
   for (const field of dropped) options.onWarning?.({ setting: 'reasoning', message: `Earlier reasoning was not sent back as \`${field}\`: this provider does not accept the field` });
-  return out;
+  return withToolFiles(out, known.files);
 }

@@ -34,13 +34,16 @@
  *   suffix there, and a result answers the latest call with its id. Calls without a result and
  *   results without a call are dropped (the API requires the pairs).
  * - Assistant file and source parts are dropped: assistant input holds text only.
+ * - A content tool output (text and files) is a list of input items in the tool output item
+ *   (tool-content.ts), not JSON text.
  */
-import type { Message, ModelRequest, Part, ReasoningEffort, ThinkingSetting } from '@parlance/protocol';
+import { toolContentOf, type Message, type ModelRequest, type Part, type ReasoningEffort, type ThinkingSetting } from '@parlance/protocol';
 import { strictOrLoose } from '../shared/strict-schema.ts';
 import { samplingRules } from '../shared/sampling-rules.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
 import { summariesAsText } from '../shared/summary-parts.ts';
+import { responsesToolContent } from './tool-content.ts';
 
 const DIALECT = 'openai_responses';
 
@@ -91,7 +94,10 @@ function userContent(parts: Part[]): Json[] {
   return content;
 }
 
-function toolOutput(output: unknown): string {
+/** A tool's output: text (JSON for a value), or for a content output (text and files) the list of input items (tool-content.ts). */
+function toolOutput(output: unknown): string | Json[] {
+  const content = toolContentOf(output);
+  if (content) return responsesToolContent(content);
   return typeof output === 'string' ? output : JSON.stringify(output ?? null);
 }
 
