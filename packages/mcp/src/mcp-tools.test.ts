@@ -137,9 +137,10 @@ describe.each(harnesses)('mcpTools over $name', (harness) => {
     expect(add).toMatchObject({ output: { sum: 5 } });
     expect(picture).toMatchObject({
       output: {
+        type: 'content',
         content: [
           { type: 'text', text: 'A red pixel' },
-          { type: 'image', mediaType: 'image/png', data: PIXEL },
+          { type: 'file', mediaType: 'image/png', data: PIXEL },
         ],
       },
     });
