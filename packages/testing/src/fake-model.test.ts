@@ -61,4 +61,23 @@ describe('fakeModel', () => {
     ]);
     expect(model.callOptions[0]!.signal).toBe(controller.signal);
   });
+
+  it('a stopped or failed turn finishes with the usage it reported before (startUsage: the input count comes first)', async () => {
+    const startUsage = { inputTokens: 12, outputTokens: 1 };
+    const cases = [
+      { name: 'aborted', turn: { text: ['a', 'b', 'c'], startUsage, usage: { inputTokens: 12, outputTokens: 9 } }, abort: true, reason: 'cancelled' },
+      { name: 'failed mid-stream', turn: { text: ['a', 'b'], startUsage, error: { code: 'network' as const, message: 'reset', afterEvents: 4 } }, abort: false, reason: 'error' },
+    ];
+    for (const { name, turn, abort, reason } of cases) {
+      const model = fakeModel({ script: [turn] });
+      const controller = new AbortController();
+      const seen: Event[] = [];
+      for await (const event of model.stream({ messages: [] }, { signal: controller.signal })) {
+        seen.push(event);
+        if (abort && event.type === 'text-delta') controller.abort();
+      }
+      expect(seen[1], name).toEqual({ type: 'usage', usage: startUsage });
+      expect(seen.at(-1), name).toEqual({ type: 'finish', finishReason: reason, usage: startUsage });
+    }
+  });
 });

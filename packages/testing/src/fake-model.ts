@@ -3,7 +3,7 @@
  * protocol events, with no network. It keeps every request it received, so a test
  * can assert what the engine sent (history, tools, structured output settings).
  */
-import { ParlanceError, errorEvent, type Event, type LanguageModel, type ModelCallOptions, type ModelRequest } from '@parlance/protocol';
+import { ParlanceError, errorEvent, mergeUsage, type Event, type LanguageModel, type ModelCallOptions, type ModelRequest, type Usage } from '@parlance/protocol';
 import { turnAt, turnToEvents, type Script, type ScriptedTurn } from './script.ts';
 
 /**
@@ -76,29 +76,35 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
   });
 }
 
-function failure(turn: ScriptedTurn): Event[] {
+function failure(turn: ScriptedTurn, usage: Usage): Event[] {
   const spec = turn.error!;
   const error = new ParlanceError(spec.code, spec.message, spec.status === undefined ? {} : { status: spec.status });
-  return [errorEvent(error), { type: 'finish', finishReason: 'error', usage: {} }];
+  return [errorEvent(error), { type: 'finish', finishReason: 'error', usage }];
 }
 
-/** What a real transport emits when the caller aborts: an `aborted` error, then finish 'cancelled'. */
-function aborted(): Event[] {
-  return [errorEvent(new ParlanceError('aborted', 'The request was aborted')), { type: 'finish', finishReason: 'cancelled', usage: {} }];
+/**
+ * What a real transport emits when the caller aborts: an `aborted` error, then finish 'cancelled'
+ * with the usage the turn reported before the stop.
+ */
+function aborted(usage: Usage): Event[] {
+  return [errorEvent(new ParlanceError('aborted', 'The request was aborted')), { type: 'finish', finishReason: 'cancelled', usage }];
 }
 
 async function* replay(turn: ScriptedTurn, call: number, signal: AbortSignal | undefined): AsyncGenerator<Event> {
-  if (!(await sleep(turn.firstEventDelayMs ?? 0, signal))) return yield* aborted();
+  let usage: Usage = {};
+  if (!(await sleep(turn.firstEventDelayMs ?? 0, signal))) return yield* aborted(usage);
   // An HTTP error happens before any byte of the body.
-  if (turn.error && turn.error.afterEvents === undefined) return yield* failure(turn);
+  if (turn.error && turn.error.afterEvents === undefined) return yield* failure(turn, usage);
   const events = turnToEvents(turn, call);
   const cut = turn.error?.afterEvents;
   for (let i = 0; i < events.length; i++) {
-    if (cut !== undefined && i === cut) return yield* failure(turn);
+    if (cut !== undefined && i === cut) return yield* failure(turn, usage);
     if (i > 0 || turn.firstEventDelayMs === undefined) {
-      if (!(await sleep(turn.delayMs ?? 0, signal))) return yield* aborted();
+      if (!(await sleep(turn.delayMs ?? 0, signal))) return yield* aborted(usage);
     }
-    if (signal?.aborted) return yield* aborted();
-    yield events[i]!;
+    if (signal?.aborted) return yield* aborted(usage);
+    const event = events[i]!;
+    if (event.type === 'usage') usage = mergeUsage(usage, event.usage);
+    yield event;
   }
 }

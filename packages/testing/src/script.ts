@@ -32,6 +32,11 @@ export interface ScriptedTurn {
   text?: string | string[];
   toolCalls?: ScriptedToolCall[];
   usage?: Usage;
+  /**
+   * Usage reported right after message-start, as providers report the input count before the first
+   * token (Anthropic's message_start, Gemini's first chunk): what a stopped turn has already cost.
+   */
+  startUsage?: Usage;
   /** Defaults to 'tool-calls' when the turn calls tools, else 'stop'. */
   finishReason?: FinishReason;
   /** Fail the turn: as an HTTP error before any byte (`status`), or mid-stream after `afterEvents` events. */
@@ -76,6 +81,7 @@ function deltas(value: string | string[]): string[] {
  */
 export function turnToEvents(turn: ScriptedTurn, call = 0): Event[] {
   const events: Event[] = [{ type: 'message-start' }];
+  if (turn.startUsage) events.push({ type: 'usage', usage: turn.startUsage });
   if (turn.reasoning !== undefined) {
     events.push({ type: 'reasoning-start', id: 'r0' });
     for (const delta of deltas(turn.reasoning)) events.push({ type: 'reasoning-delta', id: 'r0', delta });

@@ -138,6 +138,8 @@ describe('the demo API with @parlance/client', () => {
     const log = await (await app.request(`/api/runs/${runId}/events`)).text();
     expect(log.match(/"type":"chat-finish"/g)).toHaveLength(1);
     expect(log).toContain('"haltReason":"cancelled"');
+    // The stopped message keeps what the provider reported before the Stop (its input count and cost).
+    expect(assistants(store).at(-1)!.metadata?.usage).toMatchObject({ inputTokens: expect.any(Number), cost: expect.any(Number) });
     await new Promise((r) => setTimeout(r, 100));
     expect(lastText(store)).toBe(partial);
   });

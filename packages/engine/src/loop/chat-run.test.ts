@@ -2,7 +2,7 @@
  * The loop's phases, each alone: a ChatRun built on a scripted model, one phase called, its
  * events and its answer checked (the whole loop is tested through the engine in test/).
  */
-import type { Event, Message, Response, ToolCallPart } from '@parlance/protocol';
+import type { Event, LanguageModel, Message, Response, ToolCallPart } from '@parlance/protocol';
 import { fakeModel, type Script } from '@parlance/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -15,7 +15,7 @@ import type { RunConfig } from './run-config.ts';
 
 const user: Message[] = [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }];
 
-function runOf(script: Script, overrides: Partial<RunConfig> = {}, tools: AnyTool[] = []) {
+function runOf(script: Script, overrides: Partial<RunConfig> = {}, tools: AnyTool[] = [], watch?: (event: Event, controller: AbortController) => void) {
   const events: Event[] = [];
   let n = 0;
   const controller = new AbortController();
@@ -34,7 +34,11 @@ function runOf(script: Script, overrides: Partial<RunConfig> = {}, tools: AnyToo
     generateId: () => `id-${++n}`,
     ...overrides,
   };
-  return { run: new ChatRun(config, controller.signal, (event) => events.push(event)), events, controller, types: () => events.map((e) => e.type) };
+  const output = (event: Event) => {
+    events.push(event);
+    watch?.(event, controller);
+  };
+  return { run: new ChatRun(config, controller.signal, output), events, controller, types: () => events.map((e) => e.type) };
 }
 
 const call = (name: string, input: unknown, id = 'c1'): ToolCallPart => ({ type: 'tool-call', id, name, input });
@@ -67,6 +71,39 @@ describe('call the model', () => {
     const pending = run.callModel(0);
     controller.abort();
     expect(await pending).toBe(ABORTED);
+  });
+
+  it('ends every response with one finish holding the usage it reported, however it ends (the whole family)', async () => {
+    const reported = { inputTokens: 18, outputTokens: 1 };
+    /** A model that reports its input count first (as Anthropic and Gemini do), writes a word, then ends with `tail`. */
+    const modelEnding = (tail: Event[], thrown?: Error): LanguageModel => ({
+      provider: 'p',
+      modelId: 'm',
+      dialect: 'fake',
+      async *stream() {
+        yield { type: 'message-start' };
+        yield { type: 'usage', usage: reported };
+        yield { type: 'text-delta', id: 't', delta: 'a' };
+        yield* tail;
+        if (thrown) throw thrown;
+      },
+    });
+    const ends = [
+      { name: 'stopped by the reader', model: fakeModel({ script: [{ text: ['a', 'b', 'c'], startUsage: reported, usage: { inputTokens: 18, outputTokens: 9 } }] }), stop: true, reason: 'cancelled' },
+      { name: "the model's own empty-usage error finish", model: modelEnding([{ type: 'error', code: 'network', message: 'reset', retryable: true }, { type: 'finish', finishReason: 'error', usage: {} }]), reason: 'error' },
+      { name: 'the model throws', model: modelEnding([], new Error('socket hang up')), reason: 'error' },
+      { name: 'the stream ends without a finish', model: modelEnding([]), reason: 'error' },
+    ];
+    for (const { name, model, stop, reason } of ends) {
+      // Stop as the first word arrives (no clock): the reader pressed Stop.
+      const { run, events } = runOf([], { model }, [], (event, controller) => {
+        if (stop && event.type === 'text-delta') controller.abort();
+      });
+      const halt = await run.loop();
+      expect(halt.reason, name).toBe(reason);
+      expect(events.filter((e) => e.type === 'finish'), name).toEqual([expect.objectContaining({ finishReason: reason, usage: reported })]);
+      expect(events.find((e) => e.type === 'step-finish'), name).toMatchObject({ usage: reported });
+    }
   });
 
   it('lets beforeRequest replace the request', async () => {

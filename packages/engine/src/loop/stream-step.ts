@@ -7,6 +7,7 @@ import {
   MODEL_EVENT_TYPES,
   ParlanceError,
   errorEvent,
+  mergeUsage,
   toResponse,
   type Event,
   type FoldState,
@@ -39,7 +40,12 @@ export interface Refused {
   refused: string;
 }
 
-/** Streams one model response into events; returns it once it finished (or was cut). */
+/**
+ * Streams one model response into events; returns it once it finished (or was cut). Every
+ * response ends with one `finish` carrying the usage reported so far (a provider's input count
+ * arrives with its first event, the output count often only at the end): a stopped or failed
+ * response keeps what it cost, whatever usage the model's own closing `finish` held.
+ */
 export async function streamStep(ctx: StepContext, request: Omit<ModelRequest, 'model'>, holdRefusal = false): Promise<Response | typeof ABORTED | Refused> {
   const { model, signal, emit } = ctx;
   const aborted = () => signal.aborted;
@@ -58,6 +64,11 @@ export async function streamStep(ctx: StepContext, request: Omit<ModelRequest, '
     started = true;
     emit({ ...event, type: 'message-start', messageId, provenance: event?.provenance ?? provenance });
   };
+  /** The response's last event: its own usage laid over what the response reported before it. */
+  const finish = (event: Extract<Event, { type: 'finish' }>) => {
+    finished = true;
+    emit({ ...event, usage: mergeUsage(ctx.fold().usage, event.usage) });
+  };
   try {
     while (!finished) {
       const next = await abortable.wait(iterator.next());
@@ -75,8 +86,8 @@ export async function streamStep(ctx: StepContext, request: Omit<ModelRequest, '
         return { refused: event.message };
       }
       if (!started) start(held);
-      emit(event);
-      if (event.type === 'finish') finished = true;
+      if (event.type === 'finish') finish(event);
+      else emit(event);
       if (!partial || !ctx.outputMode) continue;
       // Partial objects: from the text in native mode, from the output tool's arguments in tool mode.
       let delta: string | undefined;
@@ -96,8 +107,7 @@ export async function streamStep(ctx: StepContext, request: Omit<ModelRequest, '
     if (!aborted()) {
       if (!started) start();
       emit(errorEvent(ParlanceError.from(error, 'invalid_response')));
-      emit({ type: 'finish', finishReason: 'error', usage: {} });
-      finished = true;
+      finish({ type: 'finish', finishReason: 'error', usage: {} });
     }
   } finally {
     abortable.dispose();
@@ -105,10 +115,14 @@ export async function streamStep(ctx: StepContext, request: Omit<ModelRequest, '
     if (!finished || aborted()) void Promise.resolve(iterator.return?.()).catch(() => {});
   }
   if (!started) start();
-  if (aborted()) return ABORTED;
+  if (aborted()) {
+    // Stopped: the response still ends (with what it cost so far), then the run halts cancelled.
+    if (!finished) finish({ type: 'finish', finishReason: 'cancelled', usage: {} });
+    return ABORTED;
+  }
   if (!finished) {
     emit(errorEvent(new ParlanceError('invalid_response', 'The model stream ended before the response finished')));
-    emit({ type: 'finish', finishReason: 'error', usage: {} });
+    finish({ type: 'finish', finishReason: 'error', usage: {} });
   }
   return toResponse(ctx.fold());
 }

@@ -6,7 +6,7 @@
 import { decodeText } from '@parlance/dialects';
 import { collectResponse, messageText, type Event } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
-import { groq } from '../../src/providers/index.ts';
+import { anthropic, groq } from '../../src/providers/index.ts';
 import { ask, drain } from '../helpers.ts';
 import { fixture, replay, replayThenReset, sendJson, serverPerTest, type Handler } from './server.ts';
 
@@ -151,6 +151,24 @@ describe('transport faults', () => {
     expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'aborted', retryable: false });
     expect(events.at(-1)).toMatchObject({ type: 'finish', finishReason: 'cancelled' });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('a stopped stream finishes with the usage the provider reported before the stop (Anthropic: the input count in message_start)', async () => {
+    const recorded = fixture('anthropic_messages', 'omni__anthropic_text.sse');
+    const server = await serve(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const frame of recorded.frames.slice(0, 4)) res.write(frame);
+      // Keep the stream open until the client goes away.
+    });
+    const model = anthropic.model('claude-haiku-4-5', { baseURL: server.url, apiKey: 'sk-ant-test-0123456789' });
+    const controller = new AbortController();
+    const events: Event[] = [];
+    for await (const event of model.stream(request, { signal: controller.signal })) {
+      events.push(event);
+      if (event.type === 'text-delta') controller.abort();
+    }
+    expect(events.at(-1)).toMatchObject({ type: 'finish', finishReason: 'cancelled', usage: { inputTokens: 18, outputTokens: 1 } });
+    expect((events.at(-1) as { usage: { cost?: number } }).usage.cost).toBeGreaterThan(0);
   });
 
   it('cancels during the Retry-After wait when the caller aborts', async () => {
