@@ -117,6 +117,7 @@ export {
   resolveImageModel,
   type ResolveImageModelOptions,
 } from './images/index.ts';
+export type { EventSigner } from './trust/event-signer.ts';
 export { createThreadTrust, type SignOptions, type ThreadTrust, type ThreadTrustOptions, type VerifyThreadOptions } from './trust/thread-trust.ts';
 export { MIN_SECRET_LENGTH } from './trust/signing-keys.ts';
 export {

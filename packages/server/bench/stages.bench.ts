@@ -6,7 +6,8 @@
  *   decode  the upstream's Chat Completions SSE (4 KiB chunks) through the framer and decoder
  *   engine  `createEngine().streamChat` over a model that yields the decoded events (minus the model's own iteration)
  *   scrub   the run's secret scrubber (`createScrubber(...).push`), four secrets
- *   sign    `ThreadTrust.signEvents` (it folds every event to know where tool calls sit; minus the source's iteration)
+ *   sign    `ThreadTrust.eventSigner` as the server calls it, one event at a time (it folds what signing needs:
+ *           every event but the deltas of an open block, whose text it folds once per block)
  *   store   `createMemoryRunStore().append`, awaited, as executeRun does
  *   frame   `formatSseFrame` with the resumable id rule, then UTF-8 encoding
  *   write   one frame written to a loopback socket that this process also reads
@@ -55,9 +56,6 @@ function model(): LanguageModel {
     },
   } as LanguageModel;
 }
-async function* source(events: Event[]): AsyncGenerator<Event> {
-  for (const event of events) yield event;
-}
 const runEvents: Event[] = [];
 for await (const event of engineOf().streamChat({ thread, model: 'bench' })) runEvents.push(event);
 
@@ -82,12 +80,15 @@ const stages: Record<string, () => Promise<void> | void> = {
       released.length = 0;
     }
   },
-  async 'sign (source iteration)'() {
-    for await (const _ of source(runEvents)) sink++;
-  },
   async sign() {
-    const trust = createThreadTrust({ secret: SECRETS[2]! });
-    for await (const _ of trust.signEvents(thread, source(runEvents))) sink++;
+    const signer = createThreadTrust({ secret: SECRETS[2]! }).eventSigner(thread);
+    const out: Event[] = [];
+    for (const event of runEvents) {
+      const signing = signer.push(event, out);
+      if (signing) await signing;
+      sink += out.length;
+      out.length = 0;
+    }
   },
   async store() {
     const store = createMemoryRunStore();
@@ -173,7 +174,7 @@ const rows: [string, number[]][] = [
   ['decode', times.decode!],
   ['engine', minus('engine', 'engine (model iteration)')],
   ['scrub', times.scrub!],
-  ['sign', minus('sign', 'sign (source iteration)')],
+  ['sign', times.sign!],
   ['store', times.store!],
   ['frame', times.frame!],
   ['write', times.write!],

@@ -2,7 +2,7 @@
  * Starting a run for `POST /chat`: the runner's events named, scrubbed and signed on their way
  * into the store, `onFinish` told how the run ended. The run goes on after the response.
  */
-import type { ThreadTrust } from '@parlance/engine';
+import type { EventSigner, ThreadTrust } from '@parlance/engine';
 import { createThreadFold, type Event, type Thread } from '@parlance/protocol';
 import type { Context } from 'hono';
 import { executeRun } from './run-execution.ts';
@@ -56,9 +56,9 @@ export async function startChatRun(ctx: ServerContext, c: Context, start: ChatSt
         }
         return raw;
       };
-      const events = prepared(options.run(input), name, scrub);
       // Signed for this principal: another principal's thread is refused like an edited one.
-      const signed = trust ? trust.signEvents(thread, events, { principal: principal?.id }) : events;
+      const signer = trust?.eventSigner(thread, { principal: principal?.id });
+      const signed = prepared(options.run(input), name, scrub, signer);
       // `onFinish` gets the thread the browser ends with: what is sent, folded as the browser folds it.
       return lean && options.onFinish ? following(thread, signed, (t) => (finalThread = t)) : signed;
     },
@@ -91,16 +91,27 @@ async function* following(sent: Thread, events: AsyncIterable<Event>, done: (thr
 /**
  * The runner's events through `map`, then through the run's scrubber: a delta's tail that may begin a
  * secret is held back and comes out before the event that must follow it (the block's next delta or
- * end, a finish); what is still held when the stream ends is taken by `executeRun` (`flush`).
+ * end, a finish); what is still held when the stream ends is taken by `executeRun` (`flush`). Then
+ * signed (`signer`), in this same stage: an event that needs no signature is signed synchronously,
+ * so a delta crosses one async iterator here, not one per step.
  */
-async function* prepared(events: AsyncIterable<Event>, map: (event: Event) => Event, scrub: Scrubber): AsyncGenerator<Event> {
+async function* prepared(events: AsyncIterable<Event>, map: (event: Event) => Event, scrub: Scrubber, signer: EventSigner | undefined): AsyncGenerator<Event> {
   const released: Event[] = [];
+  const out: Event[] = [];
   for await (const raw of events) {
     const event = scrub.push(map(raw), released);
-    if (released.length > 0) {
-      const before = released.splice(0);
-      for (const held of before) yield held;
+    if (event !== undefined) released.push(event);
+    if (!signer) {
+      for (const ready of released) yield ready;
+      released.length = 0;
+      continue;
     }
-    if (event !== undefined) yield event;
+    for (const ready of released) {
+      const signing = signer.push(ready, out);
+      if (signing) await signing;
+    }
+    released.length = 0;
+    for (const signed of out) yield signed;
+    out.length = 0;
   }
 }

@@ -1,6 +1,6 @@
 import type { Event } from '@parlance/protocol';
 import { ParlanceError } from '@parlance/protocol';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runStoreConformance } from '../test/run-store-conformance.ts';
 import { jsonLength } from './json-length.ts';
 import { createMemoryRunStore } from './memory-run-store.ts';
@@ -87,5 +87,37 @@ describe('memory store byte budgets (issue #26)', () => {
     await store.create({ id: 'b', requestKey: 'p:b', createdAt: 0 });
     expect(store.bytes().finished).toBe(0);
     expect(await store.get('a')).toBeUndefined();
+  });
+});
+
+describe('memory store readers (issue #35)', () => {
+  it('a reader that keeps up takes a burst of events in one read: it waits once per burst, not once per event', async () => {
+    const store = createMemoryRunStore();
+    const { run } = await store.create({ id: 'burst', requestKey: 'p:burst', createdAt: 0 });
+    const seen: number[] = [];
+    const reading = (async () => {
+      for await (const { seq, event } of store.follow(run.id, -1)) {
+        seen.push(seq);
+        if (event.type === 'chat-finish') return;
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Each wait sets one timer (waitForChange): count them while 3 bursts of 200 events are appended
+    // the way executeRun does (each append awaited, after the runner's stages: a few promise hops),
+    // one burst per turn of the event loop.
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    for (let burst = 0; burst < 3; burst++) {
+      for (let i = 0; i < 200; i++) {
+        for (let hop = 0; hop < 10; hop++) await null;
+        await store.append(run.id, delta(`${burst}.${i} `));
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await store.append(run.id, FINISH);
+    await reading;
+    const waits = timers.mock.calls.length;
+    timers.mockRestore();
+    expect(seen).toEqual(Array.from({ length: 601 }, (_, i) => i));
+    expect(waits).toBeLessThan(20);
   });
 });

@@ -81,6 +81,9 @@ export interface MemoryRunStoreOptions {
   now?: () => number;
 }
 
+/** Runs `f` once the event loop has turned (setImmediate where there is one: Node; else a 0 ms timer). */
+const afterTurn: (f: () => void) => void = (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate ?? ((f) => setTimeout(f, 0));
+
 /** How often a waiting reader looks again even with no news: to see a lapsed lease, and as a fallback wake-up. */
 function checkEvery(limits: RunLimits): number {
   return Math.max(10, Math.min(1_000, limits.leaseMs / 4));
@@ -184,8 +187,13 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     throw finished.expired(runId) ? runExpiredError(runId) : runNotFoundError(runId);
   }
 
-  function wait(run: MemoryRun, ms: number, signal?: AbortSignal): Promise<void> {
-    return pollMs === false ? waitForChange(run.waiters, ms, signal) : waitForChange(undefined, Math.min(ms, pollMs), signal);
+  async function wait(run: MemoryRun, ms: number, signal?: AbortSignal): Promise<void> {
+    if (pollMs !== false) return waitForChange(undefined, Math.min(ms, pollMs), signal);
+    await waitForChange(run.waiters, ms, signal);
+    // Woken by the first event of a burst (an upstream chunk decodes to many): the rest arrive before
+    // the event loop turns, so the read after one turn takes them together. Else a reader that keeps
+    // up waits (a timer and an abort listener) once per event.
+    if (!signal?.aborted) await new Promise<void>((resolve) => afterTurn(resolve));
   }
 
   /** Up to `READ_BATCH` events after `afterSeq`, waiting up to `waitMs` for the first one; `finished` when these are the run's last. */

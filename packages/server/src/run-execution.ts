@@ -52,8 +52,8 @@ export async function executeRun(execution: RunExecution): Promise<void> {
   const graceMs = store.limits.storeGraceMs;
   const controller = new AbortController();
   let stopped: ParlanceError | undefined;
-  let release!: () => void;
-  const stopping = new Promise<'stop'>((resolve) => (release = () => resolve('stop')));
+  /** Settles the runner's step being awaited with 'stop' (see `nextOrStop`). */
+  let interrupt: ((value: 'stop') => void) | undefined;
   let cancelTimer: ReturnType<typeof setTimeout> | undefined;
   /** When the store last answered. */
   let storeOk = Date.now();
@@ -71,7 +71,7 @@ export async function executeRun(execution: RunExecution): Promise<void> {
   const stop = (reason: ParlanceError) => {
     stopped ??= reason;
     if (!controller.signal.aborted) controller.abort(reason);
-    release();
+    interrupt?.('stop');
   };
   const cancel = () => {
     if (controller.signal.aborted) return;
@@ -132,8 +132,20 @@ export async function executeRun(execution: RunExecution): Promise<void> {
   try {
     // Inside the try: a runner that throws before returning its iterable ends the run like one that fails later.
     const iterator = execution.run(controller.signal)[Symbol.asyncIterator]();
+    /**
+     * The runner's next event, or 'stop' as soon as `stop` is called (a runner may ignore its abort
+     * signal). One promise per event that `stop` can settle, rather than a `Promise.race` with one
+     * long-lived stop promise, which would keep a reaction per event until the run ends.
+     */
+    const nextOrStop = (): Promise<IteratorResult<Event> | 'stop'> =>
+      stopped
+        ? Promise.resolve('stop')
+        : new Promise((resolve, reject) => {
+            interrupt = resolve;
+            iterator.next().then(resolve, reject);
+          });
     for (;;) {
-      const step = await Promise.race([iterator.next(), stopping]);
+      const step = await nextOrStop();
       if (step === 'stop') {
         void iterator.return?.().catch(() => {});
         break;

@@ -17,23 +17,11 @@
  * signatures to a run's events as they pass (and to a thread a `chat-finish` carries), so a
  * client folding the stream holds a signed thread. Both are Web Crypto HMAC: edge-safe.
  */
-import {
-  ParlanceError,
-  createFoldState,
-  pendingInputs,
-  reduceEvents,
-  runMessages,
-  type Event,
-  type FoldState,
-  type Message,
-  type PendingInput,
-  type Thread,
-  type ToolCallPart,
-  type ToolResultPart,
-} from '@parlance/protocol';
+import { ParlanceError, pendingInputs, type Event, type Message, type PendingInput, type Thread, type ToolResultPart } from '@parlance/protocol';
 import { unresolvedCalls } from '../loop/pending.ts';
 import type { ResumeInput } from '../options.ts';
-import { canonicalJson } from './canonical-json.ts';
+import { createEventSigner, type EventSigner } from './event-signer.ts';
+import { callText, pauseText, resultText, type Scope } from './signed-texts.ts';
 import { signingKeys } from './signing-keys.ts';
 
 /**
@@ -96,6 +84,8 @@ export interface ThreadTrust {
   verifyThread(thread: Thread, options?: VerifyThreadOptions): Promise<void>;
   /** The run's events with signatures added to tool calls, tool results, pauses and the final thread. */
   signEvents(thread: Thread, events: AsyncIterable<Event>, options?: SignOptions): AsyncIterable<Event>;
+  /** What `signEvents` does, one event at a time and synchronously for an event that needs no signature (a server's own stage calls it). */
+  eventSigner(thread: Thread, options?: SignOptions): EventSigner;
   /** A copy of a thread the host itself built (seeded history, a migration) with every tool part and pause signed, in every version of a branched thread. */
   signThread(thread: Thread, options?: SignOptions): Promise<Thread>;
 }
@@ -104,58 +94,6 @@ type Path = (string | number)[];
 
 function refuse(path: Path, message: string): ParlanceError {
   return new ParlanceError('permission', message, { status: 403, path, retryable: false });
-}
-
-/**
- * Whom and what a signature is issued for: the principal's id (null without principals) and the
- * thread's id. Every signed text starts with both, so a part, result or pause signed for one
- * principal or thread never verifies for another.
- */
-interface Scope {
-  principal: string | null;
-  threadId: string;
-}
-
-function callText({ principal, threadId }: Scope, message: Message, index: number, part: ToolCallPart): string {
-  return canonicalJson(['call', principal, threadId, message.id, message.role, index, part.id, part.name, part.input, part.providerExecuted === true]);
-}
-
-/** The signature of the call a result answers: the same message (provider-executed) or the assistant message before the tool messages. */
-function answeredCallSignature(messages: readonly Message[], at: number, toolCallId: string): string {
-  let i = at;
-  if (messages[i]!.role !== 'assistant') {
-    i--;
-    while (i >= 0 && messages[i]!.role === 'tool') i--;
-  }
-  const owner = messages[i];
-  if (owner?.role !== 'assistant') return '';
-  const call = owner.parts.find((p): p is ToolCallPart => p.type === 'tool-call' && p.id === toolCallId);
-  return call?.signature ?? '';
-}
-
-function resultText({ principal, threadId }: Scope, messages: readonly Message[], at: number, index: number, part: ToolResultPart): string {
-  const message = messages[at]!;
-  const call = answeredCallSignature(messages, at, part.toolCallId);
-  return canonicalJson([
-    'result',
-    principal,
-    threadId,
-    message.id,
-    message.role,
-    index,
-    part.toolCallId,
-    part.name,
-    part.output,
-    part.isError === true,
-    part.providerExecuted === true,
-    call,
-  ]);
-}
-
-function pauseText({ principal, threadId }: Scope, message: Message, waitingFor: readonly PendingInput[]): string {
-  const waiting = waitingFor.map((w) => [w.kind, w.toolCallId, w.name, w.input, w.question]);
-  const calls = message.parts.filter((p): p is ToolCallPart => p.type === 'tool-call').map((p) => p.signature ?? '');
-  return canonicalJson(['pause', principal, threadId, message.id, waiting, calls]);
 }
 
 /** Which resume list answers which kind of pending input. */
@@ -269,88 +207,18 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
   }
 
   async function* signStream(thread: Thread, events: AsyncIterable<Event>, options: SignOptions = {}): AsyncGenerator<Event> {
-    const scope: Scope = { principal: options.principal ?? null, threadId: thread.id };
-    // From where the engine and the client start (`runMessages`), so positions signed here are theirs.
-    let state: FoldState = createFoldState(runMessages(thread.messages));
-    const pass = (event: Event): Event => {
-      state = reduceEvents(state, event);
-      return event;
-    };
-    const signCallEnd = async (event: Extract<Event, { type: 'tool-call-end' }>): Promise<Event> => {
-      const { signature: _ignored, ...unsigned } = event;
-      const folded = reduceEvents(state, unsigned);
-      const ref = folded.blocks[event.id]!;
-      const message = folded.messages[ref.message]!;
-      const part = message.parts[ref.part] as ToolCallPart;
-      const signature = await signText(() => callText(scope, message, ref.part, part));
-      return pass(signature ? { ...unsigned, signature } : unsigned);
-    };
+    const signer = eventSigner(thread, options);
+    const out: Event[] = [];
     for await (const event of events) {
-      switch (event.type) {
-        case 'tool-call-end':
-          yield await signCallEnd(event);
-          break;
-        case 'finish':
-        case 'chat-finish': {
-          // A call cut off mid-stream is closed by this event: end it explicitly, signed, first.
-          const closed = reduceEvents(state, event);
-          for (const [id, ref] of Object.entries(state.blocks)) {
-            const part = state.messages[ref.message]?.parts[ref.part];
-            if (!ref.open || part?.type !== 'tool-call') continue;
-            const input = (closed.messages[ref.message]!.parts[ref.part] as ToolCallPart).input;
-            yield await signCallEnd({ type: 'tool-call-end', id, input });
-          }
-          if (event.type === 'finish') {
-            yield pass(event);
-            break;
-          }
-          state = reduceEvents(state, event);
-          if (!event.thread) {
-            yield event;
-            break;
-          }
-          // The runner's own thread (its list decides which messages there are: it may leave out an empty
-          // message of a failed attempt; it may add metadata), with the parts and pause as signed here.
-          const signed = new Map(state.messages.map((m) => [m.id, m]));
-          const messages = event.thread.messages.map((m) => {
-            const mine = signed.get(m.id);
-            if (!mine) return m;
-            const { pause: _unsigned, ...rest } = m;
-            return mine.pause ? { ...rest, parts: mine.parts, pause: mine.pause } : { ...rest, parts: mine.parts };
-          });
-          yield { ...event, thread: { ...event.thread, messages } };
-          break;
-        }
-        case 'tool-result': {
-          const { signature: _ignored, ...unsigned } = event;
-          const folded = reduceEvents(state, unsigned);
-          const at = unsigned.providerExecuted ? folded.current : folded.messages.length - 1;
-          const message = folded.messages[at]!;
-          const index = message.parts.length - 1;
-          const signature = await signText(() => resultText(scope, folded.messages, at, index, message.parts[index] as ToolResultPart));
-          yield pass(signature ? { ...unsigned, signature } : unsigned);
-          break;
-        }
-        case 'run-paused': {
-          let at = -1;
-          for (let i = state.messages.length - 1; i >= 0 && at < 0; i--) {
-            const m = state.messages[i]!;
-            if (event.messageId !== undefined ? m.id === event.messageId : m.role === 'assistant') at = i;
-          }
-          if (at < 0) {
-            yield pass(event);
-            break;
-          }
-          const message = state.messages[at]!;
-          const { signature: _ignored, ...unsigned } = event;
-          const signature = await signText(() => pauseText(scope, message, event.waitingFor));
-          yield pass(signature ? { ...unsigned, messageId: message.id, signature } : { ...unsigned, messageId: message.id });
-          break;
-        }
-        default:
-          yield pass(event);
-      }
+      const signing = signer.push(event, out);
+      if (signing) await signing;
+      for (const signed of out) yield signed;
+      out.length = 0;
     }
+  }
+
+  function eventSigner(thread: Thread, options: SignOptions = {}): EventSigner {
+    return createEventSigner({ principal: options.principal ?? null, threadId: thread.id }, thread, signText);
   }
 
   /** Signs one linear list of messages (the active path, or one inactive version of a branched thread). */
@@ -401,5 +269,5 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
     return { ...thread, messages, branches: Object.fromEntries(await Promise.all(entries)) };
   }
 
-  return { verifyThread, signEvents: signStream, signThread };
+  return { verifyThread, signEvents: signStream, eventSigner, signThread };
 }
