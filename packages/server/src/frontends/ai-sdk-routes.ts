@@ -72,6 +72,7 @@ interface ActiveRun {
  * the memory store (the oldest dropped first), by a TTL of `maxRunMs + retainMs` in Redis and Durable
  * Objects. Kept so existing imports still work; nothing reads it.
  *
+ * @deprecated Nothing reads it: bound the chat -> run map with the run store's `maxValueBytes`.
  * @example
  * console.log(AI_SDK_MAX_TRACKED_CHATS); // 10000
  */
