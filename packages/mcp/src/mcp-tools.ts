@@ -13,7 +13,13 @@
  * - A streamable HTTP server that answers 404 to the session (it restarted, or expired the
  *   session) gets a new session, as the transport spec says a client MUST
  *   (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#session-management),
- *   and the call or list that met the 404 is sent once more on it.
+ *   and the call or list that met the 404 is sent once more on it (a 404 means it was not run).
+ * - A broken connection (a server that closed and reopened on the same port leaves dead
+ *   keep-alive sockets) is not a lost server: steps that change nothing (`initialize`, `ping`,
+ *   `tools/list`) are sent once more; after a transport error the next call first checks the
+ *   session with a `ping`, so it goes out on a live connection (and a new session after a
+ *   404). A `tools/call` whose connection broke is never sent again: it may have run
+ *   (connection-errors.ts).
  * - A tool that runs only as a task (`execution.taskSupport: 'required'`) is called through the
  *   SDK's task API (`callToolStream`: the task is created, polled, and its result read); on a
  *   server that does not offer tasks it is left out with a warning.
@@ -22,108 +28,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { tool, type AnyTool, type NeedsApproval, type ToolSource } from '@parlance/engine';
+import { tool, type AnyTool } from '@parlance/engine';
 import { ParlanceError, type JSONSchema } from '@parlance/protocol';
 import { toToolOutput } from './call-result.ts';
+import { isConnectionError, onceMore } from './connection-errors.ts';
+import type { McpConnection, McpToolSet, McpToolsOptions } from './mcp-options.ts';
 import { engineToolNames } from './tool-names.ts';
 
-/**
- * A tool as the MCP server lists it (the SDK's `Tool`), as `filter` sees it.
- *
- * @example
- * ```ts
- * const readOnly = (tool: McpTool) => tool.annotations?.readOnlyHint === true;
- * ```
- */
-export type { McpTool };
-
-/**
- * Where the tools come from: a connected SDK `Client`, a streamable HTTP endpoint, or any SDK transport
- * (`stdioServer()` from `@parlance/mcp/stdio` makes one for a child process).
- *
- * @example
- * ```ts
- * await mcpTools({ url: 'https://mcp.example.com/mcp', headers: { authorization: 'Bearer …' } });
- * await mcpTools(connectedClient); // a Client you connected (and will close) yourself
- * ```
- */
-export type McpConnection =
-  | Client
-  | {
-      /** The server's streamable HTTP endpoint (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http). */
-      url: string | URL;
-      headers?: Record<string, string>;
-      fetch?: typeof globalThis.fetch;
-    }
-  | { transport: Transport };
-
-/**
- * Settings of one of the server's tools, by its name on the server.
- *
- * @example
- * ```ts
- * await mcpTools(connection, { needsApproval: true, tools: { search: { needsApproval: false, timeoutMs: 5_000 } } });
- * ```
- */
-export interface McpToolSettings {
-  /** Overrides the server-wide `needsApproval`. */
-  needsApproval?: NeedsApproval<unknown>;
-  /** Per-call timeout in ms (default: the server-wide `timeoutMs`, then the run's `toolTimeoutMs`). */
-  timeoutMs?: number;
-}
-
-/**
- * Options of `mcpTools()`.
- *
- * @example
- * ```ts
- * await mcpTools(connection, { prefix: 'gh_', filter: (t) => !t.annotations?.destructiveHint, onToolsChanged: (tools) => console.log(tools.length) });
- * ```
- */
-export interface McpToolsOptions {
-  /** Put before every tool name (`github_`), to keep the tools of several servers apart. */
-  prefix?: string;
-  /** Whether every call of this server's tools waits for the user's approval (default false). */
-  needsApproval?: NeedsApproval<unknown>;
-  /** Per-call timeout in ms for this server's tools (default: the run's `toolTimeoutMs`). */
-  timeoutMs?: number;
-  /** Per-tool settings, by the tool's name on the server. */
-  tools?: Record<string, McpToolSettings>;
-  /** Which of the server's tools to offer (default: all). */
-  filter?: (tool: McpTool) => boolean;
-  /** Called with the new list after the server's tool list changed and was read again. */
-  onToolsChanged?: (tools: readonly AnyTool[]) => void;
-  /** How this client introduces itself in `initialize` (when `mcpTools` creates the client). */
-  clientInfo?: { name: string; version: string };
-  /** At most this many `tools/list` pages (default 100): a server that pages forever is an error. */
-  maxPages?: number;
-  /** Told about a tool left out (one that runs only as a task on a server without tasks); default `console.warn`. */
-  onWarning?: (message: string) => void;
-}
-
-/**
- * A server's tools, kept current. Pass it in `tools` (it is a ToolSource) or spread `tools`.
- *
- * @example
- * ```ts
- * const set = await mcpTools({ url });
- * createEngine({ tools: [set] });       // follows the server's list changes
- * createEngine({ tools: [...set.tools] }); // a snapshot of the list as it is now
- * await set.close();
- * ```
- */
-export interface McpToolSet extends ToolSource {
-  /** The SDK client (to read resources or prompts of the same server); a new one once a lost session was renewed. */
-  readonly client: Client;
-  /** The tools as last listed. */
-  readonly tools: readonly AnyTool[];
-  /** The tools, after any refresh under way. */
-  currentTools(): Promise<readonly AnyTool[]>;
-  /** Lists the server's tools again. */
-  refresh(): Promise<readonly AnyTool[]>;
-  /** Closes the connection when `mcpTools` opened it (a client passed in stays open). */
-  close(): Promise<void>;
-}
+export type { McpConnection, McpTool, McpToolSet, McpToolSettings, McpToolsOptions } from './mcp-options.ts';
 
 const DEFAULT_MAX_PAGES = 100;
 /** The engine's own timer governs calls; the SDK's (60 s by default) must not fire first. */
@@ -158,6 +70,9 @@ function callError(error: unknown, name: string, signal: AbortSignal): unknown {
     if (error.code === ErrorCode.RequestTimeout) return new ParlanceError('timeout', `The MCP call to "${name}" timed out`, { cause: error });
     return new ParlanceError('tool_error', error.message, { cause: error });
   }
+  if (isConnectionError(error)) {
+    return new ParlanceError('network', `The connection to the MCP server broke during the call to "${name}": it may or may not have run, and it was not sent again`, { cause: error });
+  }
   const message = error instanceof Error ? error.message : String(error);
   return new ParlanceError('network', `The MCP call to "${name}" failed: ${message}`, { cause: error });
 }
@@ -181,12 +96,21 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   let client: Client;
   let owned = false;
   let transport: Transport | undefined;
-  const connect = async (): Promise<{ client: Client; transport: Transport }> => {
+  const connectOnce = async (): Promise<{ client: Client; transport: Transport }> => {
     const next = new Client(options.clientInfo ?? { name: 'parlance', version: '0.1.0' });
+    const opened = transportOf(connection as Exclude<McpConnection, Client>);
     try {
-      const opened = transportOf(connection as Exclude<McpConnection, Client>);
       await next.connect(opened);
-      return { client: next, transport: opened };
+    } catch (error) {
+      await next.close().catch(() => {});
+      throw error;
+    }
+    return { client: next, transport: opened };
+  };
+  const connect = async (): Promise<{ client: Client; transport: Transport }> => {
+    try {
+      // `initialize` changes nothing a second one would not: once more after a broken connection.
+      return await onceMore(connectOnce);
     } catch (cause) {
       throw new ParlanceError('network', `Could not connect to the MCP server: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     }
@@ -209,7 +133,12 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     inFlight.clear();
   };
   const lost = () => new ParlanceError('network', 'The connection to the MCP server was lost');
+  const sessionLost = () => new ParlanceError('network', 'The MCP server no longer knows the session (it restarted or expired it): the call may or may not have run');
   let probing = false;
+  /** A transport error was seen: the next call checks the session first (a `ping`), so it does not go out on a dead socket. */
+  let suspect = false;
+  /** `ping`, once more after a broken connection (a dead keep-alive socket fails the first). */
+  const ping = (c: Client) => onceMore(() => c.ping({ timeout: PROBE_TIMEOUT_MS }));
   /** Watches one client: events of a client already replaced by a new session are ignored. */
   const watch = (watched: Client) => {
     const previousClose = watched.onclose;
@@ -222,14 +151,14 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     const previousError = watched.onerror;
     watched.onerror = (error) => {
       previousError?.(error);
-      if (watched !== client || inFlight.size === 0 || probing || closed) return;
+      if (watched !== client || closed) return;
+      suspect = true;
+      if (inFlight.size === 0 || probing) return;
       // A broken stream does not fail the request it carried: ask the server whether it is still there.
+      // A server that no longer knows the session will never answer the calls of that session either.
       probing = true;
-      watched
-        .ping({ timeout: PROBE_TIMEOUT_MS })
-        .catch((error: unknown) => {
-          if (!sessionGone(error)) failInFlight(lost());
-        })
+      ping(watched)
+        .catch((error: unknown) => failInFlight(sessionGone(error) ? sessionLost() : lost()))
         .finally(() => {
           probing = false;
         });
@@ -293,12 +222,27 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     }
   };
 
+  /** After a transport error: the session is checked (and renewed after a 404) before a call goes out on it. */
+  const checkSession = async (name: string, signal: AbortSignal): Promise<void> => {
+    if (!suspect) return;
+    suspect = false;
+    try {
+      await onSession((c) => ping(c), signal);
+    } catch (error) {
+      suspect = true;
+      if (signal.aborted) throw signal.reason ?? error;
+      throw new ParlanceError('network', `The MCP server cannot be reached: "${name}" was not called`, { cause: error });
+    }
+  };
+
   const call = async (name: string, input: unknown, signal: AbortSignal, timeoutMs: number | undefined, task: boolean): Promise<unknown> => {
     if (closed) throw new ParlanceError('network', `The MCP server is not connected: "${name}" was not called`);
+    await checkSession(name, signal);
     try {
       const result = await onSession((c) => callOnce(c, name, input, signal, timeoutMs, task), signal);
       return toToolOutput(result, name);
     } catch (error) {
+      if (isConnectionError(error)) suspect = true;
       throw callError(error, name, signal);
     }
   };
@@ -356,7 +300,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
     for (let page = 0; ; page++) {
       if (page >= maxPages) throw new ParlanceError('invalid_response', `The MCP server's tool list has more than ${maxPages} pages`);
-      const result = await onSession((c) => c.listTools(cursor === undefined ? {} : { cursor }));
+      const result = await onSession((c) => onceMore(() => c.listTools(cursor === undefined ? {} : { cursor })));
       out.push(...result.tools);
       cursor = result.nextCursor;
       if (cursor === undefined) return out;
