@@ -6,7 +6,7 @@
  * which errs on the side of too many tokens for non-Latin scripts. The context policy
  * corrects it with the usage the provider reports (see context-policy.ts).
  */
-import type { Message, Part } from '@parlance/protocol';
+import { toolContentOf, type Message, type Part } from '@parlance/protocol';
 
 /** Tokens of a piece of text, estimated. */
 export function estimateTextTokens(text: string): number {
@@ -39,6 +39,12 @@ function stringify(value: unknown): string {
   }
 }
 
+function fileTokens(mediaType: string, data: string | undefined): number {
+  if (mediaType.startsWith('image/')) return IMAGE_TOKENS;
+  // Documents and audio: the base64 payload is a poor proxy, but the only one without decoding.
+  return data ? Math.ceil(data.length / 4) : IMAGE_TOKENS;
+}
+
 export function estimatePartTokens(part: Part): number {
   switch (part.type) {
     case 'text':
@@ -48,12 +54,16 @@ export function estimatePartTokens(part: Part): number {
       return estimateTextTokens(part.text);
     case 'tool-call':
       return estimateTextTokens(part.name) + estimateTextTokens(stringify(part.input)) + 8;
-    case 'tool-result':
-      return estimateTextTokens(stringify(part.output)) + 8;
+    case 'tool-result': {
+      // A content output's files go to the model as media (the dialects send them so), counted as file parts are.
+      const content = toolContentOf(part.output);
+      if (!content) return estimateTextTokens(stringify(part.output)) + 8;
+      let total = 8;
+      for (const piece of content.content) total += piece.type === 'text' ? estimateTextTokens(piece.text) : fileTokens(piece.mediaType, piece.data);
+      return total;
+    }
     case 'file':
-      if (part.mediaType.startsWith('image/')) return IMAGE_TOKENS;
-      // Documents and audio: the base64 payload is a poor proxy, but the only one without decoding.
-      return part.data ? Math.ceil(part.data.length / 4) : IMAGE_TOKENS;
+      return fileTokens(part.mediaType, part.data);
     case 'source':
       return estimateTextTokens(part.url) + (part.title ? estimateTextTokens(part.title) : 0);
     default:
