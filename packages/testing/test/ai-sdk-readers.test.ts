@@ -62,8 +62,10 @@ interface Read {
 
 async function read(dialect: DialectId, scenario: ScenarioName): Promise<Read> {
   const out: Read = { text: '', reasoning: '', calls: [], errors: [] };
-  // Errors are read from the stream's error parts; the default handler would also log them.
-  const result = streamText({ model: modelFor(dialect, scenario), prompt: 'hi', tools: TOOLS, maxRetries: 0, onError: () => {} });
+  // Errors are read from the stream's error parts; the default handler would also log them. The
+  // scenario ids are no real model, so the output limit is stated, as a caller must for a model the
+  // SDK does not know (otherwise @ai-sdk/anthropic picks 4096 and logs an "AI SDK Warning" per call).
+  const result = streamText({ model: modelFor(dialect, scenario), prompt: 'hi', tools: TOOLS, maxOutputTokens: 1024, maxRetries: 0, onError: () => {} });
   for await (const part of result.fullStream) {
     if (part.type === 'text-delta') out.text += part.text;
     else if (part.type === 'reasoning-delta') out.reasoning += part.text;

@@ -117,12 +117,18 @@ interface Seen {
   usage?: { input?: number; output?: number };
 }
 
+/**
+ * The gateway's model names are no model the AI SDK knows, so the output limit is stated, as a caller
+ * must for an unknown model (otherwise @ai-sdk/anthropic picks 4096 and logs an "AI SDK Warning" per call).
+ */
+const MAX_OUTPUT = 1024;
+
 async function aiText(model: LanguageModel, stream: boolean): Promise<Seen> {
   if (!stream) {
-    const result = await generateText({ model, prompt: 'hi', maxRetries: 0 });
+    const result = await generateText({ model, prompt: 'hi', maxOutputTokens: MAX_OUTPUT, maxRetries: 0 });
     return { text: result.text, usage: { input: result.usage.inputTokens, output: result.usage.outputTokens } };
   }
-  const result = streamText({ model, prompt: 'hi', maxRetries: 0, onError: () => {} });
+  const result = streamText({ model, prompt: 'hi', maxOutputTokens: MAX_OUTPUT, maxRetries: 0, onError: () => {} });
   let text = '';
   for await (const delta of result.textStream) text += delta;
   const usage = await result.usage;
@@ -133,7 +139,7 @@ async function aiTools(model: LanguageModel, stream: boolean): Promise<string> {
   const tools = Object.fromEntries(
     Object.entries(TOOL_SCHEMAS).map(([name, schema]) => [name, tool({ description: name, inputSchema: jsonSchema(schema as never), execute: async () => RESULTS[name] })]),
   );
-  const options = { model, prompt: 'Weather and time in Paris?', tools, stopWhen: stepCountIs(3), maxRetries: 0 };
+  const options = { model, prompt: 'Weather and time in Paris?', tools, stopWhen: stepCountIs(3), maxOutputTokens: MAX_OUTPUT, maxRetries: 0 };
   if (!stream) return (await generateText(options)).text;
   const result = streamText({ ...options, onError: () => {} });
   let text = '';
@@ -193,7 +199,7 @@ describe.each(ROWS)('$client', (row) => {
     it('an upstream 429 is the client error with status 429', async () => {
       const model = `limited-${upstream}`;
       const error = row.ai
-        ? await generateText({ model: row.ai(model), prompt: 'hi', maxRetries: 0 }).catch((e: unknown) => e)
+        ? await generateText({ model: row.ai(model), prompt: 'hi', maxOutputTokens: MAX_OUTPUT, maxRetries: 0 }).catch((e: unknown) => e)
         : await row.langchain!(model).invoke([new HumanMessage('hi')]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(Error);
       const status = (error as { statusCode?: number; status?: number; lc_error_code?: string }).statusCode ?? (error as { status?: number }).status;

@@ -74,7 +74,11 @@ async function writeResponse(response: Response, res: ServerResponse, signal: Ab
  * await server.close();
  */
 export async function serveMockProvider(options: MockProviderServerOptions): Promise<MockProviderServer> {
-  const { createServer } = await import('node:http');
+  // The specifier through a variable: a bundler for another runtime (wrangler's esbuild, for a Worker
+  // that imports `mockProviderServer` from this package) then leaves this Node-only import alone
+  // instead of warning on every build that node:http is missing. It runs only when called, in Node.
+  const http: string = 'node:http';
+  const { createServer } = (await import(/* @vite-ignore */ http)) as typeof import('node:http');
   const handler = mockProviderServer(options);
   let origin = '';
   let disconnects = 0;
