@@ -13,7 +13,12 @@ import { SavedCopy } from './saved-copy.ts';
 import { announceThreadChange, onThreadChange } from './tab-sync.ts';
 import { lockManager } from './web-locks.ts';
 
-/** What the chat store lends its persistence: its working state and the few actions it needs. */
+/**
+ * What the chat store lends its persistence: its working state and the few actions it needs.
+ *
+ * @example
+ * const attach: AttachPersistence = (host: PersistenceHost) => new ChatPersistence(host);
+ */
 export interface PersistenceHost {
   readonly state: ChatState;
   /** The chat's options this needs (`ChatOptions`' own, named here so the store and this do not import each other). */
@@ -30,7 +35,43 @@ export interface PersistenceHost {
   fail(error: ParlanceError): void;
 }
 
-export class ChatPersistence {
+/**
+ * What `ChatStore` calls at its phases (see `ChatPersistence`); the type is all the store imports,
+ * so the code comes only with an adapter that brings it (`PersistAdapter.attach`).
+ *
+ * @example
+ * const persistence: Persistence = attachChatPersistence(host);
+ * await persistence.load();
+ */
+export interface Persistence {
+  load(): Promise<void>;
+  listen(): void;
+  unlisten(): void;
+  persisted(): Promise<void>;
+  claims(): boolean;
+  claim(messages: Message[], signal: AbortSignal): Promise<boolean>;
+  runEnded(started: boolean): void;
+  afterRun(): void;
+  published(prev: ChatState, next: ChatState): void;
+}
+
+/**
+ * How an adapter gives a chat store its persistence (`PersistAdapter.attach`).
+ *
+ * @example
+ * const adapter: PersistAdapter = { load, save, attach: attachChatPersistence };
+ */
+export type AttachPersistence = (host: PersistenceHost) => Persistence;
+
+/**
+ * The chat side of persistence (this file) for a store: what `definePersistAdapter` and the built-in adapters attach.
+ *
+ * @example
+ * const adapter: PersistAdapter = { load: (id) => db.get(id), save: (id, record) => db.put(id, record), attach: attachChatPersistence };
+ */
+export const attachChatPersistence: AttachPersistence = (host) => new ChatPersistence(host);
+
+export class ChatPersistence implements Persistence {
   readonly #host: PersistenceHost;
   #saving: Promise<void> | undefined;
   #dirty = false;

@@ -5,9 +5,10 @@
  * a list re-renders only the message that changed. Options are read at call time.
  */
 import { ParlanceError, createThread, forkAt, siblingsOf, switchBranch, type Message, type Part, type Siblings, type Thread } from '@parlance/protocol';
-import { ChatPersistence } from './chat-persistence.ts';
+import type { Persistence, PersistenceHost } from './chat-persistence.ts';
 import { chatReducer, initialChatState, runInput, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
 import type { PersistAdapter } from './persist.ts';
+import { noPersistence, unattachedPersistence } from './no-persistence.ts';
 import { emitRunFinish } from './run-events.ts';
 import { readSse } from './sse.ts';
 import { Store, type Listener } from './store.ts';
@@ -77,8 +78,12 @@ export class ChatStore extends Store<ChatState> {
   #cancelOnStart = false;
   #responses = new Map<string, Response_>();
   #running = new Set<string>();
-  /** The stored copy across tabs: load, save, sync, the run lock (chat-persistence.ts). */
-  #persistence: ChatPersistence;
+  /**
+   * The stored copy across tabs: load, save, sync, the run lock (chat-persistence.ts), made on first
+   * use by the adapter that brings it (`persist.attach`): the store ships none of that code itself.
+   */
+  #persistence: Persistence | undefined;
+  readonly #host: PersistenceHost;
   #messageListeners = new Map<string, Set<Listener>>();
   /** Messages by id, for the last thread looked up (rebuilt once per publication that changed the thread, never per delta). */
   #index: [Message[], Map<string, Message>] = [[], new Map()];
@@ -95,7 +100,7 @@ export class ChatStore extends Store<ChatState> {
     super(initialChatState({ thread, status: options.persist && thread.id ? 'loading' : 'ready', pending: [], queue: [], quarantined: [] }));
     this.options = options;
     const store = this;
-    this.#persistence = new ChatPersistence({
+    this.#host = {
       get state() {
         return store.state;
       },
@@ -112,7 +117,15 @@ export class ChatStore extends Store<ChatState> {
         this.#abort = undefined;
       },
       fail: (error) => this.#fail(error),
-    });
+    };
+  }
+
+  /** The persistence `options.persist` brings (none without it; a typed error for an adapter that brings none). */
+  get #stored(): Persistence {
+    if (this.#persistence) return this.#persistence;
+    const { persist } = this.options;
+    if (!persist) return noPersistence;
+    return (this.#persistence = persist.attach ? persist.attach(this.#host) : unattachedPersistence(this.#host));
   }
 
   setOptions(options: ChatOptions): void {
@@ -136,17 +149,17 @@ export class ChatStore extends Store<ChatState> {
   /** Loads the persisted chat (once) and resumes a run that was streaming; returns a function that drops the connection (the run goes on server-side). */
   connect = (): (() => void) => {
     this.#connected = true;
-    this.#loaded ??= this.#persistence.load();
+    this.#loaded ??= this.#stored.load();
     void this.#loaded.then(() => {
       if (!this.#connected) return;
-      this.#persistence.listen();
+      this.#stored.listen();
       if (this.#abort) return;
       if (this.state.run && this.state.status === 'streaming') void this.#drive();
       else this.#continue();
     });
     return () => {
       this.#connected = false;
-      this.#persistence.unlisten();
+      this.#stored.unlisten();
       this.#abort?.abort();
       this.#abort = undefined;
     };
@@ -172,7 +185,7 @@ export class ChatStore extends Store<ChatState> {
     });
 
   /** Resolves when the last persisted state has been written. */
-  persisted = (): Promise<void> => this.#persistence.persisted();
+  persisted = (): Promise<void> => this.#stored.persisted();
 
   /**
    * Sends a user message and resolves when the store is idle again. While a response streams the
@@ -365,9 +378,9 @@ export class ChatStore extends Store<ChatState> {
       let response: Response | undefined;
       if (messages) {
         if (!this.state.thread.id) this.#dispatch({ type: 'thread', thread: { ...this.state.thread, id: this.#id() } });
-        this.#persistence.listen();
+        this.#stored.listen();
         // Across tabs, a run waits for the thread's lock (no wait, and nothing async, without Web Locks).
-        if (this.#persistence.claims() && !(await this.#persistence.claim(messages, abort.signal))) return;
+        if (this.#stored.claims() && !(await this.#stored.claim(messages, abort.signal))) return;
         if (this.state.deleted) return;
         this.#dispatch({ type: 'submit', messages });
         // Only the active path goes to the server: the model never sees the other versions.
@@ -406,11 +419,11 @@ export class ChatStore extends Store<ChatState> {
       return;
     } finally {
       if (this.#abort === abort) this.#abort = undefined;
-      this.#persistence.runEnded(!!messages);
+      this.#stored.runEnded(!!messages);
     }
     if (abort.signal.aborted) return;
     // What other tabs saved during the run shows now.
-    this.#persistence.afterRun();
+    this.#stored.afterRun();
     const s = this.state;
     this.options.onFinish?.({ thread: s.thread, haltReason: s.haltReason, usage: s.usage });
     if (s.status === 'error' && s.error) this.options.onError?.(new ParlanceError(s.error.code, s.error.message, s.error));
@@ -430,7 +443,7 @@ export class ChatStore extends Store<ChatState> {
       const before = new Map(prev.thread.messages.map((m) => [m.id, m]));
       for (const [id, listeners] of this.#messageListeners) if (before.get(id) !== this.getMessage(id)) for (const l of listeners) l();
     }
-    this.#persistence.published(prev, next);
+    this.#stored.published(prev, next);
   }
 
   #find(messages: Message[], id: string): Message | undefined {

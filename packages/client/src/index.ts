@@ -1,5 +1,7 @@
 export { ChatStore, type ChatOptions, type ClientTool, type SendMode } from './chat-store.ts';
 export { chatReducer, type ChatAction, type ChatState, type ChatStatus, type LiveRun, type PendingInput } from './chat-reducer.ts';
+export { attachChatPersistence, type AttachPersistence, type Persistence, type PersistenceHost } from './chat-persistence.ts';
+export { definePersistAdapter } from './define-persist-adapter.ts';
 export { indexedDbAdapter } from './indexed-db-adapter.ts';
 export { localStorageAdapter, type LocalStorageAdapterOptions } from './local-storage-adapter.ts';
 export { mergeThreads, type MergedThread } from './merge.ts';

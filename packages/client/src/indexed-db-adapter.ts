@@ -6,6 +6,7 @@
 import { ParlanceError } from '@parlance/protocol';
 import { keepAside, revisionTag, summarizeAll, tombstone, type AdapterOptions, type ChatRecord, type ListingAdapter } from './persist.ts';
 import { announceThreadChange } from './tab-sync.ts';
+import { attachChatPersistence } from './chat-persistence.ts';
 
 const storageError = (message: string, cause?: unknown) =>
   new ParlanceError('storage', message, { retryable: true, ...(cause === undefined ? {} : { cause }) });
@@ -61,6 +62,8 @@ export function indexedDbAdapter(options: AdapterOptions & { name?: string; stor
   };
 
   return {
+    // The chat side of persistence comes with the adapter (ChatStore does not ship it).
+    attach: attachChatPersistence,
     load: async (id) => done((await store('readonly')).get(id)),
     save: (id, record, expected) =>
       update(id, (stored) => {

@@ -9,6 +9,7 @@ import { ParlanceError } from '@parlance/protocol';
 import { keepAside, loadRecord, revisionTag, summarizeAll, tombstone, type AdapterOptions, type ChatRecord, type ListingAdapter } from './persist.ts';
 import { announceThreadChange } from './tab-sync.ts';
 import { withLock } from './web-locks.ts';
+import { attachChatPersistence } from './chat-persistence.ts';
 
 /**
  * Options of `localStorageAdapter`.
@@ -124,6 +125,8 @@ export function localStorageAdapter(options: LocalStorageAdapterOptions = {}): L
   };
 
   return {
+    // The chat side of persistence comes with the adapter (ChatStore does not ship it).
+    attach: attachChatPersistence,
     load,
     save: (id, record, expected) => withLock(`parlance:${prefix}${id}`, () => write(id, record, expected)),
     remove: (id) =>

@@ -13,6 +13,7 @@
  * `conflict`, re-reads, merges by message id (merge.ts) and saves again. Deleting leaves a
  * tombstone with a higher revision, which no stale save can write over.
  */
+import type { AttachPersistence } from './chat-persistence.ts';
 import { ParlanceError, createThread, parseThreadLenient, type ErrorPayload, type Message, type QuarantinedMessage, type Thread } from '@parlance/protocol';
 
 /**
@@ -83,7 +84,7 @@ export type ListingAdapter = PersistAdapter & { list(): Promise<ThreadSummary[]>
 
 /**
  * Where a chat is kept between page loads: `load` and `save` by thread id (sync or async), optionally
- * `list`. The contract (checked by `adapterConformance` from `@parlance/client/conformance`, which
+ * `list`; a custom adapter is made with `definePersistAdapter`, which attaches the chat side. The contract (checked by `adapterConformance` from `@parlance/client/conformance`, which
  * any adapter can run in its own tests):
  *
  * - `save(id, record, expected)` is a compare-and-set: it writes only when the stored record's
@@ -101,14 +102,14 @@ export type ListingAdapter = PersistAdapter & { list(): Promise<ThreadSummary[]>
  *
  * @example
  * const memory = new Map<string, ChatRecord>();
- * const adapter: PersistAdapter = {
+ * const adapter: PersistAdapter = definePersistAdapter({
  *   load: (id) => memory.get(id),
  *   save: (id, record, expected) => {
  *     if (expected !== undefined && revisionTag(memory.get(id)) !== expected) throw new ParlanceError('conflict', 'Saved elsewhere first');
  *     memory.set(id, record);
  *   },
  *   remove: (id) => void memory.set(id, tombstone(id, memory.get(id))),
- * };
+ * });
  */
 export interface PersistAdapter {
   /** The newest complete stored value (a record, its JSON, or a bare thread), or null/undefined when there is none. */
@@ -125,6 +126,13 @@ export interface PersistAdapter {
    * Without it, a chat whose record could not be loaded is never saved over.
    */
   quarantine?(id: string, stored: unknown, reason: ErrorPayload): unknown;
+  /**
+   * Gives a `ChatStore` the chat side of persistence: loading, saving merged with other tabs' saves,
+   * hearing other tabs, the cross-tab run lock. `definePersistAdapter` sets it (the built-in adapters
+   * have it). `ChatStore` ships none of that code itself, so an app that persists nothing does not
+   * download it; a store given an adapter without it reports an `invalid_request` error and saves nothing.
+   */
+  attach?: AttachPersistence;
 }
 
 /**

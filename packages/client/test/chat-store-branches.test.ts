@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ChatStore } from '../src/chat-store.ts';
 import type { ChatRecord, PersistAdapter } from '../src/persist.ts';
 import { answer, createMockServer, until, type MockRun } from './mock-server.ts';
+import { definePersistAdapter } from '../src/define-persist-adapter.ts';
 
 /** A server that answers each run with `a<n>`, and echoes the thread it was sent (plus the answer) in chat-finish, as the real one does. */
 function setup(options: { hold?: boolean; persist?: PersistAdapter } = {}) {
@@ -25,7 +26,7 @@ function setup(options: { hold?: boolean; persist?: PersistAdapter } = {}) {
 
 function memory(): PersistAdapter & { data: Map<string, string> } {
   const data = new Map<string, string>();
-  return { data, load: (id) => data.get(id), save: (id, record: ChatRecord) => void data.set(id, JSON.stringify(record)) };
+  return Object.assign(definePersistAdapter({ load: (id) => data.get(id), save: (id, record: ChatRecord) => void data.set(id, JSON.stringify(record)) }), { data });
 }
 
 describe('ChatStore branches', () => {

@@ -3,6 +3,7 @@ import { ChatStore } from '../src/chat-store.ts';
 import type { PersistAdapter } from '../src/persist.ts';
 import { forbidImpureReads } from './forbid-impure.ts';
 import { answer, createMockServer } from './mock-server.ts';
+import { definePersistAdapter } from '../src/define-persist-adapter.ts';
 
 let restore: (() => void) | undefined;
 afterEach(() => (restore?.(), (restore = undefined)));
@@ -30,10 +31,10 @@ describe('ChatStore construction reads no randomness or time (safe in render and
   it('with persistence and no id: loads nothing, saves under the id minted at the first send', async () => {
     const saved = new Map<string, unknown>();
     const loads: string[] = [];
-    const persist: PersistAdapter = {
+    const persist: PersistAdapter = definePersistAdapter({
       load: async (id) => (loads.push(id), saved.get(id)),
       save: async (id, record) => void saved.set(id, record),
-    };
+    });
     const mock = createMockServer({ onChat: (run) => (run.push(...answer('a1', ['hi'])), run.finish()) });
     restore = forbidImpureReads();
     const store = new ChatStore({ api: '/api', fetch: mock.fetch, retryDelayMs: 0, persist, generateId: () => 'minted' });

@@ -2,6 +2,7 @@ import { ParlanceError, createThread, type Event, type Thread } from '@parlance/
 import { describe, expect, it } from 'vitest';
 import { ChatStore, type ChatOptions } from '../src/chat-store.ts';
 import { answer, createMockServer, pausedTurn, until, type MockRun, type MockServerOptions } from './mock-server.ts';
+import { definePersistAdapter } from '../src/define-persist-adapter.ts';
 
 function setup(server: MockServerOptions = {}, options: Partial<ChatOptions> = {}) {
   const mock = createMockServer(server);
@@ -249,7 +250,7 @@ describe('ChatStore', () => {
           run.finish('approval');
         },
       },
-      { persist: { load: () => undefined, save: (_, record) => void saved.push(structuredClone(record)) } },
+      { persist: definePersistAdapter({ load: () => undefined, save: (_, record) => void saved.push(structuredClone(record)) }) },
     );
     await until(() => store.getSnapshot().status === 'ready');
     expect(store.getSnapshot().sendBlocked).toBeUndefined();

@@ -7,6 +7,7 @@ import { indexedDbAdapter } from '../src/indexed-db-adapter.ts';
 import { localStorageAdapter } from '../src/local-storage-adapter.ts';
 import { RECORD_VERSION, loadRecord, type ChatRecord, type PersistAdapter } from '../src/persist.ts';
 import { answer, createMockServer, pausedTurn, until } from './mock-server.ts';
+import { definePersistAdapter } from '../src/define-persist-adapter.ts';
 
 function open(persist: PersistAdapter, fetch: typeof globalThis.fetch, threadId = 't1') {
   const store = new ChatStore({ api: '/api', fetch, persist, threadId, retryDelayMs: 0 });
@@ -173,7 +174,7 @@ describe('stored records', () => {
   it('quarantines a corrupt stored message instead of failing the thread', async () => {
     const good = { id: 'a', role: 'user', parts: [{ type: 'text', text: 'ok' }] };
     const bad = { id: 'b', role: 'robot', parts: 'nope' };
-    const persist: PersistAdapter = { load: () => ({ version: 1, thread: { version: 1, id: 't1', messages: [good, bad] } }), save: () => {} };
+    const persist: PersistAdapter = definePersistAdapter({ load: () => ({ version: 1, thread: { version: 1, id: 't1', messages: [good, bad] } }), save: () => {} });
     const store = new ChatStore({ api: '/api', persist, threadId: 't1', fetch: createMockServer().fetch });
     store.connect();
     await until(() => store.getSnapshot().status === 'ready');
@@ -202,7 +203,7 @@ describe('stored records', () => {
     expect(record).toEqual({ version: RECORD_VERSION, thread: createThread('t', [user, partial] as never), queue: [queued], quarantined: [], updatedAt: v1.updatedAt });
     // Loaded, the old run is not resumed (it cannot be refolded) and the queued message is sent.
     const mock = createMockServer({ onChat: (run) => (run.push(...answer('a2', ['ok'])), run.finish()) });
-    const store = new ChatStore({ api: '/api', persist: { load: () => v1, save: () => {} }, threadId: 't', fetch: mock.fetch });
+    const store = new ChatStore({ api: '/api', persist: definePersistAdapter({ load: () => v1, save: () => {} }), threadId: 't', fetch: mock.fetch });
     store.connect();
     await until(() => mock.runs.length === 1);
     await store.idle();
@@ -212,7 +213,7 @@ describe('stored records', () => {
   });
 
   it('fails with a typed error on a stored value that is not JSON, leaving the store usable', async () => {
-    const persist: PersistAdapter = { load: () => '{oops', save: () => {} };
+    const persist: PersistAdapter = definePersistAdapter({ load: () => '{oops', save: () => {} });
     const store = new ChatStore({ api: '/api', persist, threadId: 't1', fetch: createMockServer().fetch });
     store.connect();
     await until(() => store.getSnapshot().status === 'error');

@@ -7,6 +7,7 @@ import { localStorageAdapter } from '../src/local-storage-adapter.ts';
 import { loadRecord, type ChatRecord, type PersistAdapter } from '../src/persist.ts';
 import { FaultyStorage, type Fault } from './faulty-storage.ts';
 import { answer, createMockServer, until } from './mock-server.ts';
+import { definePersistAdapter } from '../src/define-persist-adapter.ts';
 
 const echo = () => createMockServer({ onChat: (run) => (run.push(...answer(`a${run.id}`, [`answer to ${String(run.body.thread?.messages.length)}`])), run.finish()) });
 
@@ -61,13 +62,13 @@ describe('a save that fails', () => {
   it('an adapter that throws synchronously on one save: every later save is still attempted', async () => {
     const saved = new Map<string, ChatRecord>();
     let calls = 0;
-    const persist: PersistAdapter = {
+    const persist: PersistAdapter = definePersistAdapter({
       load: (id) => saved.get(id),
       save: (id, record) => {
         if (++calls === 2) throw new DOMException('quota', 'QuotaExceededError');
         saved.set(id, record);
       },
-    };
+    });
     const mock = echo();
     const tab = open(persist, mock.fetch);
     await until(() => tab.store.getSnapshot().status === 'ready');

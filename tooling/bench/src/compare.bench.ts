@@ -349,6 +349,7 @@ async function main() {
   // 6. What the browser downloads.
   const sizes = await bundleSizes();
   rows.push(rowOf('browser bundle, min+gz (React, zod external): useChat + useStream; AI SDK useChat', { parlance: [sizes.parlance], aisdk: [sizes.aisdk], floor: [] }, kb));
+  rows.push(rowOf('browser bundle, min+gz: useChat + useStream + localStorageAdapter; AI SDK useChat', { parlance: [sizes.persisted], aisdk: [sizes.aisdk], floor: [] }, kb));
 
   for (const system of STORES) {
     const at = (prior: number) => median(perDelta[prior]![system]);

@@ -1,7 +1,7 @@
 // The integration proof that client and server agree on the protocol: @parlance/client's
 // ChatStore against the real demo API (createParlanceApp + engineRunner + the mock provider
 // in the Anthropic wire format), with the app's own fetch as the network.
-import { type ChatRecord, ChatStore, fetchModels, type PersistAdapter } from '@parlance/client';
+import { type ChatRecord, ChatStore, definePersistAdapter, fetchModels, type PersistAdapter } from '@parlance/client';
 import { type Message, messageText } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
 import { createDemoApi, type DemoApiOptions } from './api.ts';
@@ -42,7 +42,7 @@ async function answerAndFinish(store: ChatStore, answer: (id: string) => Promise
 
 function memoryPersist(): PersistAdapter & { records: Map<string, ChatRecord> } {
   const records = new Map<string, ChatRecord>();
-  return { records, load: (id) => records.get(id), save: (id, record) => void records.set(id, structuredClone(record)) };
+  return Object.assign(definePersistAdapter({ load: (id) => records.get(id), save: (id, record) => void records.set(id, structuredClone(record)) }), { records });
 }
 
 describe('the demo API with @parlance/client', () => {
