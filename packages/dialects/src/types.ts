@@ -122,6 +122,11 @@ export interface EncodeOptions {
    * is left out, with a warning.
    */
   reasoningFields?: readonly ('reasoning_content' | 'reasoning_details')[];
+  /**
+   * `false` asks for one JSON body instead of a stream (default `true`); send it to
+   * `path(model, { stream: false })` and read the body with `replayBody`.
+   */
+  stream?: boolean;
 }
 
 /**
@@ -150,6 +155,15 @@ export interface ClientDialect {
    * `framing`. A dialect without it is framed as text.
    */
   createByteFramer?(): ByteFramer;
+  /**
+   * A whole (non-streamed) response body as the stream frames that carry the same content, for
+   * `createDecoder`: one decoder reads both forms, so every field (reasoning, signatures, cached
+   * tokens, vendor quirks) is mapped in one place. Each API's body is its stream's final state:
+   * one chunk (Chat Completions with `message` as the `delta`, Gemini, Ollama), a `message_start`
+   * whose message holds the whole content (Anthropic), a `response.created` and the final event
+   * (Responses). Absent on a dialect that can only stream.
+   */
+  replayBody?(body: unknown): WireEvent[];
 }
 
 /**

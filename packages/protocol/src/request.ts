@@ -3,7 +3,7 @@
  * map each field to their API and say in a comment where it is documented.
  */
 import type { Event } from './events.ts';
-import type { Message } from './message.ts';
+import type { Message, Provenance } from './message.ts';
 
 /**
  * A JSON Schema object (draft 2020-12 or 07 subset, as providers accept).
@@ -117,6 +117,18 @@ export interface ModelCallOptions {
   signal?: AbortSignal;
   /** Extra HTTP headers for this call (transport-level; ignored by in-memory models). */
   headers?: Record<string, string>;
+  /**
+   * `false` asks the provider for one JSON body instead of a stream (a gateway answering a caller
+   * who asked for one). The events are the same, arriving once the body is read. Default `true`;
+   * models that can only stream ignore it.
+   */
+  stream?: boolean;
+  /**
+   * Called with the provider's JSON body, as parsed, when `stream: false` got one (before its events),
+   * with the model that sent it: a gateway passes it to a caller of the same API unchanged. A fallback
+   * chain may call it once per model it tried.
+   */
+  onBody?: (body: unknown, from: Provenance) => void;
 }
 
 /**

@@ -34,7 +34,7 @@
  *   ttl?}` on the last system block, the last tool and the last cacheable block of the last
  *   message (3 of the API's 4 breakpoints). `cache.key` has no Anthropic equivalent.
  *   https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching
- * - `stream: true` always; `extra` is merged last, shallowly and verbatim.
+ * - `stream: true` unless `options.stream` is false; `extra` is merged last, shallowly and verbatim.
  */
 import { ParlanceError, type JSONSchema, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
 import { LEADING_USER_TEXT } from '../shared/leading-turn.ts';
@@ -275,6 +275,7 @@ export function encodeAnthropicRequest(original: ModelRequest, options: EncodeOp
     if (last) markLastCacheable(last.content, cacheControl);
   }
 
-  body.stream = true;
+  // One JSON body when asked (https://docs.anthropic.com/en/api/messages: `stream` is optional, default false).
+  body.stream = options.stream !== false;
   return request.extra ? { ...body, ...request.extra } : body;
 }

@@ -2,7 +2,7 @@
  * The client half of the Ollama chat dialect (encode a request, decode the stream), without the
  * server half (request decoding, response encoding), so an app that only calls providers does not bundle it.
  */
-import type { ClientDialect } from '../types.ts';
+import type { ClientDialect, WireEvent } from '../types.ts';
 import { createOllamaDecoder } from './decode.ts';
 import { encodeOllamaRequest } from './encode.ts';
 
@@ -13,4 +13,7 @@ export const ollamaChatClient: ClientDialect = {
   path: () => '/api/chat',
   encodeRequest: encodeOllamaRequest,
   createDecoder: () => createOllamaDecoder(),
+  // With `stream: false` the body is the stream's last line (`done: true`) holding the whole message:
+  // https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-no-streaming
+  replayBody: (body: unknown): WireEvent[] => [{ data: JSON.stringify(body) }],
 };

@@ -142,7 +142,7 @@ export function encodeOllamaRequest(original: ModelRequest, encodeOptions: Encod
   });
   if (system.length) messages.unshift({ role: 'system', content: system.join('\n\n') });
 
-  const body: Json = { model: request.model, messages, stream: true };
+  const body: Json = { model: request.model, messages, stream: encodeOptions.stream !== false };
 
   let tools = request.tools ?? [];
   const choice = request.toolChoice;

@@ -3,7 +3,7 @@
  * (https://platform.openai.com/docs/api-reference/chat/create). The message rules
  * (handoff, tool-call ids, reasoning round trip) are in encode-messages.ts.
  *
- * - Always streams, with `stream_options.include_usage` so the usage chunk is sent
+ * - Streams (unless `options.stream` is false), with `stream_options.include_usage` so the usage chunk is sent
  *   (https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options).
  * - `maxOutputTokens` -> `max_completion_tokens` (it counts reasoning tokens too;
  *   `max_tokens` is deprecated and rejected by OpenAI reasoning models). A server that
@@ -89,7 +89,11 @@ export function encodeRequest(original: ModelRequest, options: EncodeOptions = {
     body.response_format = { type: 'json_schema', json_schema: jsonSchema };
   }
   if (request.cache?.key !== undefined) body.prompt_cache_key = request.cache.key;
-  body.stream = true;
-  body.stream_options = { include_usage: true };
+  // A whole body always carries its usage; `stream_options` is refused without `stream: true`.
+  if (options.stream === false) body.stream = false;
+  else {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
   return { ...body, ...request.extra };
 }

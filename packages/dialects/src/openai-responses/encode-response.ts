@@ -246,7 +246,13 @@ function outputItems(parts: readonly Part[]): Json[] {
   const out: Json[] = [];
   parts.forEach((part, index) => {
     const own = ownItemId(part.providerState);
-    if (part.type === 'reasoning') out.push(reasoningItem(own ?? `rs_${index}`, part.text, part.signature ?? ownEncrypted(part.providerState)));
+    const previous = out.at(-1);
+    if (part.type === 'reasoning' && own !== undefined && previous?.type === 'reasoning' && previous.id === own) {
+      // Summary parts of one reasoning item (decoded as a block each) go back as that item's summary list.
+      if (part.text !== '') (previous.summary as Json[]).push({ type: 'summary_text', text: part.text });
+      const encrypted = part.signature ?? ownEncrypted(part.providerState);
+      if (encrypted !== undefined && previous.encrypted_content === undefined) previous.encrypted_content = encrypted;
+    } else if (part.type === 'reasoning') out.push(reasoningItem(own ?? `rs_${index}`, part.text, part.signature ?? ownEncrypted(part.providerState)));
     else if (part.type === 'text') out.push(messageItem(own ?? `msg_${index}`, part.text));
     else if (part.type === 'tool-call' && !part.providerExecuted) {
       out.push(functionCallItem(own ?? `fc_${part.id}`, part.id, part.name, argumentsText(part.input)));

@@ -342,7 +342,7 @@ export function encodeResponsesRequest(original: ModelRequest, options: EncodeOp
     }
   }
 
-  const body: Record<string, unknown> = { model: request.model, input, stream: true };
+  const body: Record<string, unknown> = { model: request.model, input, stream: options.stream !== false };
   if (instructions.length) body.instructions = instructions.join('\n\n');
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   // OpenAI reasoning models reject sampling settings while they reason (the engine's catalog rule, applied here too).

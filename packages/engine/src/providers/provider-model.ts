@@ -16,7 +16,7 @@ import {
   type Usage,
 } from '@parlance/protocol';
 import { computeCost, getModelInfo, type ModelInfo } from '../catalog/catalog.ts';
-import { decodeResponse } from '../transport/decode-response.ts';
+import { decodeResponse, decodeWholeResponse } from '../transport/decode-response.ts';
 import { redact } from '../transport/redact.ts';
 import { createTransport } from '../transport/transport.ts';
 import { authHeaders, resolveApiKey, resolveBaseURL } from './auth.ts';
@@ -100,7 +100,11 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       // A credential set through `headers` (a proxy token) is as secret as a key.
       secrets.push(...headerSecrets(userHeaders, authHeader));
       const context: ModelContext = { provider, modelId, dialect: dialectId, info, request: { ...adjusted, model: modelId } };
-      let body = dialect.encodeRequest(context.request, definition.acceptsReasoning ? { onWarning, reasoningFields: definition.acceptsReasoning } : { onWarning });
+      // One JSON body when the caller asked for one and the dialect can read it (a gateway's non-streamed caller).
+      // A cloud's own wire streams: its paths (Bedrock's invoke-with-response-stream, ...) name the stream.
+      const whole = options.stream === false && dialect.replayBody !== undefined && definition.wire === undefined;
+      const encodeOptions = definition.acceptsReasoning ? { onWarning, reasoningFields: definition.acceptsReasoning } : { onWarning };
+      let body = dialect.encodeRequest(context.request, whole ? { ...encodeOptions, stream: false } : encodeOptions);
       if (definition.modifyBody) body = definition.modifyBody(body, context);
       // Headers the body needs (Anthropic's beta flags), joined with any the caller set.
       for (const [header, value] of Object.entries(lowerKeys(dialect.requestHeaders?.(body)))) {
@@ -110,11 +114,11 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       const baseURL = resolveBaseURL(definition, settings);
       const headers: Record<string, string> = {
         'content-type': 'application/json',
-        accept: dialect.framing === 'sse' ? 'text/event-stream' : 'application/x-ndjson',
+        accept: whole ? 'application/json' : dialect.framing === 'sse' ? 'text/event-stream' : 'application/x-ndjson',
         ...authHeaders(definition.auth, key),
         ...userHeaders,
       };
-      const url = sealedURL(baseURL, dialect.path(modelId, { stream: true }));
+      const url = sealedURL(baseURL, dialect.path(modelId, { stream: !whole }));
       const text = JSON.stringify(body);
       if (definition.authorize) {
         // Signed last, over exactly what is sent (SigV4 covers the URL, these headers and the body).
@@ -136,7 +140,10 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       if (!opened.ok) throw opened.error;
       const decoderOptions =
         typeof definition.decoderOptions === 'function' ? definition.decoderOptions(modelId) : definition.decoderOptions;
-      let events: AsyncIterable<Event> = decodeResponse(dialect, opened, { signal: options.signal, decoderOptions });
+      const onBody = options.onBody;
+      let events: AsyncIterable<Event> = whole
+        ? decodeWholeResponse(dialect, opened, { signal: options.signal, decoderOptions, onBody: onBody && ((json) => onBody(json, provenance)) })
+        : decodeResponse(dialect, opened, { signal: options.signal, decoderOptions });
       if (definition.modifyEvents) events = definition.modifyEvents(events, context);
       for await (const event of events) {
         if (finished) break;

@@ -24,3 +24,63 @@ export async function* decodeResponse(
     yield failure ? errorEvent(failure) : event;
   }
 }
+
+/**
+ * The most bytes a whole (non-streamed) response body may have: 64 MiB, room for generated images
+ * in base64. A longer body is an `invalid_response` error, not an unbounded buffer.
+ */
+export const MAX_WHOLE_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A whole JSON response body (a request sent with `stream: false`) -> protocol events: the body is read
+ * (at most `MAX_WHOLE_BODY_BYTES`), parsed, given to `onBody`, and replayed through the dialect's
+ * stream decoder (`replayBody`), so both forms are mapped by one decoder.
+ *
+ * @example
+ * for await (const event of decodeWholeResponse(dialect, opened, { onBody: (body) => keep(body) })) handle(event);
+ */
+export async function* decodeWholeResponse(
+  dialect: ClientDialect,
+  opened: OpenedStream,
+  options: DecodeResponseOptions & { onBody?: ((body: unknown) => void) | undefined } = {},
+): AsyncGenerator<Event> {
+  const decoder = dialect.createDecoder(options.decoderOptions);
+  const read = await readWhole(opened.body, MAX_WHOLE_BODY_BYTES);
+  if (!read.ok) {
+    yield* decoder.fail(opened.failure() ?? (read.tooLong ? { code: 'invalid_response', message: `The response body is longer than ${MAX_WHOLE_BODY_BYTES} bytes` } : { code: 'network', message: read.message, retryable: true }));
+    return;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(read.text);
+  } catch (error) {
+    yield* decoder.fail({ code: 'invalid_response', message: `The response body is not valid JSON: ${error instanceof Error ? error.message : String(error)}` });
+    return;
+  }
+  options.onBody?.(body);
+  for (const wire of dialect.replayBody?.(body) ?? []) yield* decoder.push(wire);
+  yield* decoder.end();
+}
+
+async function readWhole(body: ReadableStream<Uint8Array>, limit: number): Promise<{ ok: true; text: string } | { ok: false; tooLong: boolean; message: string }> {
+  const reader = body.getReader();
+  const text = new TextDecoder();
+  let out = '';
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { ok: true, text: out + text.decode() };
+      bytes += value.byteLength;
+      if (bytes > limit) {
+        await reader.cancel().catch(() => {});
+        return { ok: false, tooLong: true, message: 'too long' };
+      }
+      out += text.decode(value, { stream: true });
+    }
+  } catch (error) {
+    return { ok: false, tooLong: false, message: `The connection failed while reading the body: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    reader.releaseLock();
+  }
+}

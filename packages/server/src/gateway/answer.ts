@@ -4,7 +4,18 @@
  * any content becomes the caller's HTTP error.
  */
 import type { Dialect, DialectId } from '@parlance/dialects';
-import { collectResponse, type ErrorCode, type ErrorEvent, type Event, type FinishReason, type LanguageModel, type ModelRequest, type Usage } from '@parlance/protocol';
+import {
+  collectResponse,
+  type ErrorCode,
+  type ErrorEvent,
+  type Event,
+  type FinishReason,
+  type LanguageModel,
+  type ModelCallOptions,
+  type ModelRequest,
+  type Provenance,
+  type Usage,
+} from '@parlance/protocol';
 import { createSealer } from './envelope.ts';
 import type { GatewayPrincipal } from './keys.ts';
 import type { GatewayFinish, GatewayOptions } from './options.ts';
@@ -98,13 +109,23 @@ function finishOf(call: Call, seen: Tally, error: ErrorEvent | undefined): Gatew
   return out;
 }
 
-/** Runs the call: the events, with the caller's view of reasoning state applied. */
-async function* upstream(call: Call): AsyncGenerator<Event> {
+/** A provider's whole JSON body, as the model that sent it reported it (`ModelCallOptions.onBody`). */
+interface UpstreamBody {
+  body: unknown;
+  from: Provenance;
+}
+
+/**
+ * Runs the call: the events, with the caller's view of reasoning state applied. A caller who asked
+ * for one body makes the provider send one (`stream: false`), and the body is kept in `into`.
+ */
+async function* upstream(call: Call, into: { last?: UpstreamBody }): AsyncGenerator<Event> {
   const { model: _model, ...request } = call.request;
   const sealer = createSealer(call.dialect.id);
   const name = call.keep?.name ?? ((event: Event) => event);
+  const options: ModelCallOptions = call.stream ? { signal: call.signal } : { signal: call.signal, stream: false, onBody: (body, from) => (into.last = { body, from }) };
   // Named after sealing: the sealer tells foreign state by the caller's dialect key, which naming adds.
-  for await (const event of call.model.stream(request, { signal: call.signal })) yield* sealer.push(event).map(name);
+  for await (const event of call.model.stream(request, options)) yield* sealer.push(event).map(name);
   yield* sealer.flush().map(name);
 }
 
@@ -132,6 +153,24 @@ async function holdForInputCount(call: Call, held: Event[], take: () => Promise<
   }
 }
 
+/**
+ * The provider's body, for the caller to get unchanged, when nothing in it needs translating:
+ * - the caller's API is the one the answering model speaks (else the body is re-encoded in the caller's);
+ * - the answer is not kept for Responses state (kept items are named by the gateway's response id);
+ * - the body came from the model that answered (a fallback chain's earlier model may have sent one).
+ * The model name and response id are then the provider's, as they are for same-format streams.
+ * Everything else holds as for a re-encoded body: usage and cost are counted from the decoded events
+ * (`onFinish`), failures are never passed through (they are re-encoded with credentials removed),
+ * and the body is the provider's JSON as parsed, so every field the protocol has no form for
+ * (`system_fingerprint`, `logprobs`, `service_tier`, safety ratings, ...) reaches the caller too.
+ */
+function passThrough(call: Call, last: UpstreamBody | undefined, seen: Tally): unknown {
+  if (!last || call.responseId !== undefined || last.from.dialect !== call.dialect.id) return undefined;
+  const answered = seen.provenance;
+  if (answered && (answered.provider !== last.from.provider || answered.model !== last.from.model)) return undefined;
+  return last.body;
+}
+
 /** A fresh caller-facing response id, with the prefix the caller's provider uses. */
 export function newResponseId(dialect: DialectId): string {
   return RESPONSE_ID_PREFIX[dialect] + crypto.randomUUID().replace(/-/g, '');
@@ -139,7 +178,8 @@ export function newResponseId(dialect: DialectId): string {
 
 export async function answer(call: Call, options: GatewayOptions): Promise<Response> {
   const encoderOptions = { model: call.name, responseId: call.responseId ?? newResponseId(call.dialect.id), created: Math.floor(call.started / 1000) };
-  const iterator = upstream(call)[Symbol.asyncIterator]();
+  const received: { last?: UpstreamBody } = {};
+  const iterator = upstream(call, received)[Symbol.asyncIterator]();
   const counts: Tally = { usage: {} };
   const kept: Event[] | undefined = call.keep ? [] : undefined;
   const report = (error: ErrorEvent | undefined) => {
@@ -188,6 +228,8 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
     const error = events.find((event): event is ErrorEvent => event.type === 'error');
     report(error);
     if (error) return upstreamError(call.dialect, error);
+    const passed = passThrough(call, received.last, counts);
+    if (passed !== undefined) return Response.json(passed);
     const collected = await collectResponse(events);
     return Response.json(call.dialect.encodeResponse({ ...collected, usage: counts.usage }, { ...encoderOptions, usage: counts.usage }));
   }

@@ -76,6 +76,7 @@ describe('gateway model names cannot bend the upstream URL', () => {
     const { path, body } = callerRequest('openai_completions', 'google:gemini-2.5-flash', false);
     await app.request(path, { method: 'POST', headers: { authorization: 'Bearer k1', 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(upstream).toHaveBeenCalledOnce();
-    expect(String((upstream.mock.calls[0] as unknown[])[0])).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+    // A caller that asked for one body: the provider is asked for one (generateContent, not the stream).
+    expect(String((upstream.mock.calls[0] as unknown[])[0])).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent');
   });
 });

@@ -222,7 +222,7 @@ export const moonshot = defineProvider({
 /**
  * Z.ai (GLM) https://docs.z.ai/api-reference/llm/chat-completion. `max_tokens`, the
  * `thinking: {type}` switch (https://docs.z.ai/guides/capabilities/thinking-mode), and
- * `tool_stream: true` so tool arguments stream instead of arriving whole at the end.
+ * `tool_stream: true` (streamed requests) so tool arguments stream instead of arriving whole at the end.
  *
  * @example
  * await createEngine().chat({ model: 'zai:glm-4.6', prompt: 'Hi' });
@@ -239,7 +239,7 @@ export const zai = defineProvider({
   decoderOptions: { reasoningFields: ['reasoning_content'] },
   modifyBody(body, context) {
     const out = useMaxTokens(thinkingSwitch(body, context, false));
-    if (Array.isArray(out.tools) && out.tools.length > 0 && out.tool_stream === undefined) out.tool_stream = true;
+    if (out.stream === true && Array.isArray(out.tools) && out.tools.length > 0 && out.tool_stream === undefined) out.tool_stream = true;
     return out;
   },
 });
