@@ -1,6 +1,9 @@
 // A streamable HTTP server that really stops and starts again on the same port (its listener and
 // every connection close, pooled keep-alive sockets included), and connections that break under
 // one request: steps that change nothing are sent once more, a tool call never is.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import { createEngine, type ChatResult, type EngineOptions } from '@parlance/engine';
 import { ParlanceError } from '@parlance/protocol';
 import { fakeModel, type ScriptedTurn } from '@parlance/testing';
@@ -50,6 +53,52 @@ describe('a server that closes and reopens on the same port', () => {
     } finally {
       await set.close().catch(() => {});
       await server.close();
+    }
+  }, 30_000);
+});
+
+/** The fixture server as a process of its own on `port` (0: a free one), and its URL. */
+async function startProcess(port: number): Promise<{ url: string; child: ChildProcess }> {
+  const packageDir = join(import.meta.dirname, '..');
+  const child = spawn(process.execPath, ['--import', 'tsx', join(packageDir, 'test/fixtures/http-server-process.ts'), String(port)], {
+    cwd: packageDir,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += String(chunk);
+      if (out.includes('\n')) resolve(out.split('\n')[0]!);
+    });
+    child.once('exit', (code) => reject(new Error(`The server process exited (${code}) before it listened`)));
+  });
+  return { url, child };
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('a server process killed and started again on the same port', () => {
+  // Regression coverage with a real process: the restart takes long enough that the client sees the old sockets
+  // close before the next call (the in-process reopen above is the case that used to fail).
+  it('costs no call', async () => {
+    let server = await startProcess(0);
+    const port = Number(new URL(server.url).port);
+    const set = await mcpTools({ url: server.url });
+    try {
+      expect(outputs((await run(set, echo('a', 'before'))).result)).toEqual(['before']);
+      await kill(server.child);
+      server = await startProcess(port);
+      const { result, errors } = await run(set, echo('b', 'after'));
+      expect(errors).toEqual([]);
+      expect(outputs(result)).toEqual(['after']);
+    } finally {
+      await set.close().catch(() => {});
+      await kill(server.child);
     }
   }, 30_000);
 });
