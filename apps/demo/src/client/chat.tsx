@@ -137,11 +137,6 @@ export function Chat({ threadId, model, onNewChat }: { threadId: string; model: 
             </button>
           </div>
         )}
-        {chat.persistError?.code === 'storage' && (
-          <div className="error" role="alert" data-testid="not-saved">
-            {chat.persistError.message}
-          </div>
-        )}
         {chat.status === 'error' && chat.error && (
           <div className="error" role="alert" data-testid="error">
             <strong>The model could not answer.</strong> {chat.error.message}
@@ -157,6 +152,12 @@ export function Chat({ threadId, model, onNewChat }: { threadId: string; model: 
           </div>
         )}
       </div>
+      {chat.persistError?.code === 'storage' && (
+        // Outside the message list, so it stays in view until a save succeeds again (the reducer clears it).
+        <div className="error not-saved" role="alert" data-testid="not-saved">
+          {chat.persistError.message}
+        </div>
+      )}
       {away && (
         <div className="jump-latest">
           <button type="button" onClick={follow}>
