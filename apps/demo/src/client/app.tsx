@@ -8,6 +8,7 @@ import { threadKeys, useThread, useThreads } from '@parlance/react/query';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Chat } from './chat.tsx';
+import { ExportMenu } from './export-menu.tsx';
 import { MenuIcon, PencilIcon, TrashIcon } from './icons.tsx';
 import { deleteThread, newThreadId, onTitlesChange, openThread, persist, renameThread, savedModel, saveModel, threadFromHash, threadTitles } from './threads.ts';
 
@@ -179,6 +180,7 @@ export function App() {
             <MenuIcon />
           </button>
           <h1 title={title}>{title}</h1>
+          <ExportMenu threadId={threadId} title={title} disabled={!thread.data?.messages.length} />
           <ModelPicker
             models={list}
             value={model}
