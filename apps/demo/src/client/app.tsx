@@ -10,6 +10,7 @@ import { useEffect, useState } from 'react';
 import { Chat } from './chat.tsx';
 import { ExportMenu } from './export-menu.tsx';
 import { MenuIcon, PencilIcon, TrashIcon } from './icons.tsx';
+import { ThreadSearch } from './thread-search.tsx';
 import { deleteThread, newThreadId, onTitlesChange, openThread, persist, renameThread, savedModel, saveModel, threadFromHash, threadTitles } from './threads.ts';
 
 function useOpenThread(): [string, (id: string) => void] {
@@ -119,20 +120,22 @@ function Sidebar({ current, open, drawer, close, titles, onTitles }: SidebarProp
         <button type="button" className="new-chat" onClick={() => choose(newThreadId())}>
           + New chat
         </button>
-        <nav aria-label="Threads">
-          <ul>
-            {showNew && (
-              <li className="thread-row">
-                <button type="button" className="thread active" aria-current="page">
-                  New chat
-                </button>
-              </li>
-            )}
-            {list.map((t) => (
-              <ThreadItem key={t.id} thread={t} current={t.id === current} open={choose} onChanged={changed} />
-            ))}
-          </ul>
-        </nav>
+        <ThreadSearch threads={list} open={choose}>
+          <nav aria-label="Threads">
+            <ul>
+              {showNew && (
+                <li className="thread-row">
+                  <button type="button" className="thread active" aria-current="page">
+                    New chat
+                  </button>
+                </li>
+              )}
+              {list.map((t) => (
+                <ThreadItem key={t.id} thread={t} current={t.id === current} open={choose} onChanged={changed} />
+              ))}
+            </ul>
+          </nav>
+        </ThreadSearch>
         <p className="sidebar-note">Threads are saved in this browser.</p>
       </aside>
     </>
