@@ -285,6 +285,24 @@ export interface StepFinishEvent {
   usage: Usage;
 }
 /**
+ * A step begins again: the server instance running it stopped mid-step (a crash found by its lease,
+ * or a graceful hand-over) and another took the run over from its last checkpoint. The message the
+ * step was streaming (`messageId`) is withdrawn: the fold removes it, so its text is never shown
+ * twice; the step's events then follow anew from its `step-start`. What finished before (earlier
+ * steps, the step's model response once it finished, each stored tool result) is kept.
+ *
+ * @example
+ * if (event.type === 'step-restarted') console.log(`step ${event.step} starts again (${event.reason})`);
+ */
+export interface StepRestartedEvent {
+  type: 'step-restarted';
+  step: number;
+  /** The withdrawn message of the interrupted step; absent when it had not started one. */
+  messageId?: string;
+  /** `takeover`: the runner's lease lapsed (a crash); `handover`: the runner stopped on purpose (a deploy). */
+  reason: 'takeover' | 'handover';
+}
+/**
  * A tool call waits for the user's approval.
  *
  * @example
@@ -414,6 +432,7 @@ export type Event =
   | CompactionEvent
   | StepStartEvent
   | StepFinishEvent
+  | StepRestartedEvent
   | ApprovalRequestedEvent
   | AskUserEvent
   | RunPausedEvent
@@ -474,6 +493,7 @@ export const EVENT_TYPES = [
   ...MODEL_EVENT_TYPES,
   'step-start',
   'step-finish',
+  'step-restarted',
   'approval-requested',
   'ask-user',
   'run-paused',

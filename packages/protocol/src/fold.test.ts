@@ -152,6 +152,45 @@ describe('the fold', () => {
     expect(state.haltReason).toBe('completed');
   });
 
+  it('withdraws the message of a step that begins again (step-restarted), so its text is never doubled', () => {
+    const user: Message = { id: 'u1', role: 'user', parts: [{ type: 'text', text: '1+2?' }] };
+    const finished: Event[] = [
+      { type: 'step-start', step: 0 },
+      { type: 'message-start', messageId: 'a1' },
+      { type: 'tool-call-start', id: 'c1', name: 'add' },
+      { type: 'tool-call-end', id: 'c1', input: { a: 1, b: 2 } },
+      { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 2 } },
+      { type: 'tool-result', toolCallId: 'c1', name: 'add', output: 3, messageId: 't1' },
+      { type: 'step-finish', step: 0, finishReason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 2 } },
+    ];
+    const again: Event[] = [
+      { type: 'step-start', step: 1 },
+      { type: 'message-start', messageId: 'a3' },
+      { type: 'text-start', id: '0' },
+      { type: 'text-delta', id: '0', delta: 'It is 3.' },
+      { type: 'finish', finishReason: 'stop', usage: { inputTokens: 15, outputTokens: 3 } },
+    ];
+    const uninterrupted = foldEvents([...finished, ...again], createFoldState([user]));
+    // Each way a step can be cut: before its message, inside a text block, inside a call's arguments, after a usage event.
+    const cuts: Event[][] = [
+      [{ type: 'step-start', step: 1 }],
+      [{ type: 'step-start', step: 1 }, { type: 'message-start', messageId: 'a2' }, { type: 'text-start', id: '0' }, { type: 'text-delta', id: '0', delta: 'It is' }],
+      [{ type: 'step-start', step: 1 }, { type: 'message-start', messageId: 'a2' }, { type: 'tool-call-start', id: 'c2', name: 'add' }, { type: 'tool-call-delta', id: 'c2', delta: '{"a":' }],
+      [{ type: 'step-start', step: 1 }, { type: 'message-start', messageId: 'a2' }, { type: 'usage', usage: { inputTokens: 15 } }],
+    ];
+    for (const cut of cuts) {
+      const messageId = cut.find((e) => e.type === 'message-start')?.messageId;
+      const restarted: Event = messageId ? { type: 'step-restarted', step: 1, messageId, reason: 'takeover' } : { type: 'step-restarted', step: 1, reason: 'takeover' };
+      const state = foldEvents([...finished, ...cut, restarted, ...again], createFoldState([user]));
+      expect(state.messages).toEqual(uninterrupted.messages);
+      expect(state.usage).toEqual({ inputTokens: 15, outputTokens: 3 });
+      expect(toResponse(state).message.id).toBe('a3');
+    }
+    // An id the fold does not hold (a reader that joined later) withdraws nothing it kept.
+    const late = foldEvents([{ type: 'step-restarted', step: 1, messageId: 'gone', reason: 'handover' }, ...again], createFoldState(uninterrupted.messages.slice(0, 3)));
+    expect(late.messages).toEqual(uninterrupted.messages);
+  });
+
   it('shares untouched messages between states, so a UI re-renders only what changed', () => {
     const before = foldEvents(
       [{ type: 'message-start', messageId: 'a' }, { type: 'text-delta', id: 't', delta: 'x' }],

@@ -172,6 +172,14 @@ class Fold implements FoldState {
     this.#msg = message;
   }
 
+  /** Keeps the first `length` messages (a withdrawn message is dropped); copies the array once. */
+  truncate(length: number): void {
+    this.#base = this.#all().slice(0, length);
+    this.#at = -1;
+    this.#msg = undefined;
+    this.#cached = undefined;
+  }
+
   #all(): Message[] {
     if (this.#at === -1) return this.#base;
     if (this.#cached) return this.#cached;
@@ -383,6 +391,9 @@ export function reduceEvents(previous: FoldState, event: Event): FoldState {
     case 'message-metadata':
       annotate(state, event);
       return state;
+    case 'step-restarted':
+      withdraw(state, event.messageId);
+      return state;
     case 'step-start':
     case 'step-finish':
     case 'approval-requested':
@@ -391,6 +402,29 @@ export function reduceEvents(previous: FoldState, event: Event): FoldState {
     default:
       return assertNever(event);
   }
+}
+
+/**
+ * A step that begins again on another instance withdraws the message it was streaming: it is
+ * dropped with anything after it (nothing follows it within a step but the message itself), and
+ * the fold waits for the step's new `message-start`. An id the fold does not hold changes nothing
+ * but that (a reader that joined after the message was withdrawn).
+ */
+function withdraw(state: Fold, messageId: string | undefined): void {
+  if (messageId !== undefined) {
+    for (let i = state.length - 1; i >= 0; i--) {
+      if (state.message(i)!.id !== messageId) continue;
+      state.truncate(i);
+      break;
+    }
+  }
+  state.current = -1;
+  state.blocks = {};
+  state.usage = {};
+  delete state.finishReason;
+  delete state.rawFinishReason;
+  delete state.warnings;
+  delete state.object;
 }
 
 function pauseOn(state: Fold, event: Extract<Event, { type: 'run-paused' }>): void {

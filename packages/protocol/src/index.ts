@@ -42,6 +42,7 @@ export {
   type RunPausedEvent,
   type SourceEvent,
   type StepFinishEvent,
+  type StepRestartedEvent,
   type StepStartEvent,
   type SummaryEvent,
   type CompactionEvent,

@@ -10,6 +10,7 @@ function describeEvent(event: Event): string {
     case 'message-start':
     case 'step-start':
     case 'step-finish':
+    case 'step-restarted':
     case 'usage':
     case 'finish':
     case 'chat-finish':
