@@ -260,6 +260,7 @@ export function createEngine(defaults: EngineOptions = {}): Engine {
     if (sources.length > 0) config.loadTools = loadTools(tools, sources);
     if (call.thread?.metadata) config.threadMetadata = call.thread.metadata;
     if (call.signal) config.signal = call.signal;
+    if (call.checkpoint) config.checkpoint = call.checkpoint;
     if (o.headers) config.headers = o.headers;
     if (o.haltWhen) config.haltWhen = o.haltWhen;
     config.context = createContextPolicy(o.context, resolved, generateId);

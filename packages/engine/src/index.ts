@@ -64,7 +64,9 @@ export {
   type ChatResult,
   collect,
   type CollectState,
+  INTERRUPTED_RESULT,
   type PendingCall,
+  type RunCheckpoint,
   type StepResult,
 } from './loop/index.ts';
 export {

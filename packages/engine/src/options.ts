@@ -13,6 +13,7 @@ import {
   type Thread,
 } from '@parlance/protocol';
 import type { ContextOptions } from './context/context-policy.ts';
+import type { RunCheckpoint } from './loop/checkpoint.ts';
 import type { ChatResult, StepResult } from './loop/result.ts';
 import type { SchemaLike } from './tools/schema.ts';
 import type { TelemetryOptions } from './telemetry/telemetry-options.ts';
@@ -184,6 +185,14 @@ export interface CallOptions<O extends SchemaLike | undefined = undefined> exten
   output?: O;
   signal?: AbortSignal;
   resume?: ResumeInput;
+  /**
+   * Go on with a run another process started and stopped (a crash, a deploy): pass the same thread,
+   * resume and options it was given, and the events it recorded. The stream then holds only what
+   * follows: a model call that was cut is withdrawn with a `step-restarted` event and made again; a
+   * tool call that was running is run again only if its tool is `idempotent` (else it gets the error
+   * result "interrupted: not run again"); finished steps and recorded results are kept.
+   */
+  checkpoint?: RunCheckpoint;
 }
 
 const SHARED_KEYS = [
@@ -215,7 +224,7 @@ const SHARED_KEYS = [
 ] as const satisfies readonly (keyof SharedOptions)[];
 
 export const ENGINE_KEYS: readonly string[] = [...SHARED_KEYS, 'resolveModel', 'env', 'fetch', 'generateId', 'maxQueuedBytes'];
-export const CALL_KEYS: readonly string[] = [...SHARED_KEYS, 'messages', 'thread', 'prompt', 'output', 'signal', 'resume'];
+export const CALL_KEYS: readonly string[] = [...SHARED_KEYS, 'messages', 'thread', 'prompt', 'output', 'signal', 'resume', 'checkpoint'];
 
 export function checkKeys(options: object, known: readonly string[], where: string): void {
   for (const key of Object.keys(options)) {

@@ -121,6 +121,33 @@ describe('settle tool calls', () => {
     expect(events.filter((e) => e.type === 'tool-result').map((e) => (e as { output: unknown }).output)).toEqual([3, 7]);
   });
 
+  it('sends each result as soon as it and the calls before it are settled (a run store records it while later calls still run)', async () => {
+    const gates = new Map<string, () => void>();
+    const started: string[] = [];
+    const slow = tool({
+      name: 'slow',
+      input: z.object({}),
+      execute: (_input, { toolCallId }) =>
+        new Promise<string>((resolve) => {
+          started.push(toolCallId);
+          gates.set(toolCallId, () => resolve(`done ${toolCallId}`));
+        }),
+    });
+    const { run, events } = runOf([], {}, [slow]);
+    const results = () => events.filter((e) => e.type === 'tool-result').map((e) => (e as { toolCallId: string }).toolCallId);
+    const settling = run.settleToolCalls([call('slow', {}, 'c1'), call('slow', {}, 'c2'), call('slow', {}, 'c3')], new Map());
+    while (started.length < 3) await new Promise((r) => setImmediate(r));
+    gates.get('c2')!(); // c2 is done, but c1 is not: nothing goes out (call order)
+    await new Promise((r) => setImmediate(r));
+    expect(results()).toEqual([]);
+    gates.get('c1')!();
+    while (results().length < 2) await new Promise((r) => setImmediate(r));
+    expect(results()).toEqual(['c1', 'c2']); // out while c3 still runs
+    gates.get('c3')!();
+    expect(await settling).toBeUndefined();
+    expect(results()).toEqual(['c1', 'c2', 'c3']);
+  });
+
   it('pauses for an approval, asking for it and recording the pause', async () => {
     const { run, types } = runOf([], {}, [transfer]);
     const halt = await run.settleToolCalls([call('transfer', { amount: 5 })], new Map());

@@ -10,6 +10,7 @@ import {
   createFoldState,
   createThread,
   reduceEvents,
+  toResponse,
   type ChatFinishEvent,
   type Event,
   type FoldState,
@@ -25,10 +26,11 @@ import type { AnyTool } from '../tools/tool.ts';
 import { ABORTED, raceAbort } from './abortable.ts';
 import { withoutFailedTurns } from './failed-turns.ts';
 import { Halt, answeredHalt, modelEndHalt, pauseHalt, toolErrorHalt } from './halt.ts';
-import { owedCalls, withMissingResults } from './pending.ts';
+import { owedCalls, unresolvedCalls, withMissingResults } from './pending.ts';
 import { addToCollect, createCollectState, toChatResult, type CollectState, type StepResult } from './result.ts';
 import type { RunConfig } from './run-config.ts';
-import { HookError, runToolCall, type CallOutcome, type Resolution } from './run-tool.ts';
+import { HookError, runToolCall, type CallOutcome, type Resolution, type RunToolContext } from './run-tool.ts';
+import { readCheckpoint, type ReadCheckpoint } from './checkpoint.ts';
 import { streamStep } from './stream-step.ts';
 
 /** `validateOutput`'s answer when the model gets another try. */
@@ -53,6 +55,8 @@ export class ChatRun {
   private retries = 0;
   /** What a tool source left out, said once per run (a `warning` event), not once per round. */
   private readonly warned = new Set<string>();
+  /** Where a run going on from a checkpoint starts (`config.checkpoint`). */
+  private readonly checkpoint: ReadCheckpoint | undefined;
 
   constructor(
     private readonly config: RunConfig,
@@ -62,32 +66,78 @@ export class ChatRun {
     this.fold = createFoldState(config.messages);
     this.collected = { ...createCollectState(), fold: this.fold };
     this.tools = config.tools;
+    if (config.checkpoint) {
+      // What the stopped run recorded is this run's past: folded and collected, not sent again.
+      for (const event of config.checkpoint.events) {
+        this.fold = reduceEvents(this.fold, event);
+        this.collected = addToCollect(this.collected, event, this.fold);
+      }
+      this.checkpoint = readCheckpoint(config.checkpoint.events, this.fold, config.resume.size > 0);
+      this.usage = this.checkpoint.usage;
+    }
   }
 
-  /** The run: settle what a resumed thread owes, then step until a phase says why it stops. */
+  /** The run: go on from a checkpoint or settle what a resumed thread owes, then step until a phase says why it stops. */
   async loop(): Promise<Halt> {
-    const resumed = await this.settleOwedCalls();
-    if (resumed) return resumed;
-    for (let step = 0; ; step++) {
+    const from = await this.continueFrom();
+    if (from instanceof Halt) return from;
+    for (let step = from; ; step++) {
       if (step >= this.config.maxSteps) return new Halt('max-steps');
       this.emit({ type: 'step-start', step });
       if (this.config.loadTools && step > 0) this.tools = await this.config.loadTools(this.warnOnce);
       const response = await this.callModel(step);
       if (response === ABORTED) return this.endStep(step, undefined, new Halt('cancelled'));
-      const ended = modelEndHalt(response);
-      if (ended) return this.endStep(step, response, ended);
-      const { toolCalls, outputCall } = this.callsOf(response);
-      const paused = toolCalls.length > 0 ? await this.settleToolCalls(toolCalls, new Map()) : undefined;
-      if (paused) return this.endStep(step, response, paused);
-      if (this.config.output && (outputCall || toolCalls.length === 0)) {
-        const checked = await this.validateOutput(step, response, outputCall);
-        if (checked === RETRY) continue;
-        return checked;
-      }
-      this.finishStep(step, response);
-      const next = await this.decideNext(response, toolCalls.length);
+      const next = await this.afterModel(step, response);
+      if (next === RETRY) continue;
       if (next) return next;
     }
+  }
+
+  /**
+   * Where the loop starts: step 0 after settling what a resumed thread owes, or, going on from a
+   * checkpoint, the step it cut: a model call cut off is withdrawn (`step-restarted`) and made again;
+   * a step whose response was recorded settles its calls that have no result and goes on.
+   */
+  async continueFrom(): Promise<number | Halt> {
+    const at = this.checkpoint?.at ?? { kind: 'start' };
+    if (at.kind === 'start') return (await this.settleOwedCalls()) ?? 0;
+    if (at.kind === 'model') {
+      const restarted: Event = { type: 'step-restarted', step: at.step, reason: this.config.checkpoint!.reason };
+      if (at.messageId !== undefined) restarted.messageId = at.messageId;
+      this.emit(restarted);
+      return at.step;
+    }
+    if (this.config.loadTools) this.tools = await this.config.loadTools(this.warnOnce);
+    const response = toResponse(this.fold);
+    if (at.kind === 'tools') {
+      const next = await this.afterModel(at.step, response);
+      return next === RETRY || next === undefined ? at.step + 1 : next;
+    }
+    // The step finished; only the decision after it may be missing (a pause or a failure ended the run).
+    const last = [...this.fold.messages].reverse().find((m) => m.role === 'assistant');
+    const paused = last?.pause ? pauseHalt(new Set(last.pause.waitingFor.map((p) => p.kind))) : undefined;
+    return modelEndHalt(response) ?? paused ?? (await this.decideNext(response, this.callsOf(response).toolCalls.length)) ?? at.step + 1;
+  }
+
+  /**
+   * A step once its model response is in: settle the calls it asked for (those without a result:
+   * a step continued from a checkpoint has some), validate structured output, finish the step and
+   * decide whether to go on. Undefined: the next step; `RETRY`: the model gets another try.
+   */
+  async afterModel(step: number, response: Response): Promise<Halt | typeof RETRY | undefined> {
+    const ended = modelEndHalt(response);
+    if (ended) return this.endStep(step, response, ended);
+    const { toolCalls, outputCall } = this.callsOf(response);
+    let owed = toolCalls;
+    if (this.checkpoint) {
+      const open = new Set(unresolvedCalls(this.fold.messages).map((c) => c.id));
+      owed = toolCalls.filter((c) => open.has(c.id));
+    }
+    const paused = owed.length > 0 ? await this.settleToolCalls(owed, new Map()) : undefined;
+    if (paused) return this.endStep(step, response, paused);
+    if (this.config.output && (outputCall || toolCalls.length === 0)) return this.validateOutput(step, response, outputCall);
+    this.finishStep(step, response);
+    return this.decideNext(response, toolCalls.length);
   }
 
   /** The collected result with its fold up to date. */
@@ -200,12 +250,17 @@ export class ChatRun {
    * tool may halt the run (`onToolError`), a call that waits on someone pauses it.
    */
   async settleToolCalls(calls: ToolCallPart[], resume: ReadonlyMap<string, Resolution>): Promise<Halt | undefined> {
-    const context = { tools: this.tools, hooks: this.config.hooks, signal: this.signal, defaultTimeoutMs: this.config.toolTimeoutMs, messages: this.fold.messages };
-    const outcomes = await raceAbort(Promise.all(calls.map((call) => runToolCall(call, context, resume.get(call.id)))), this.signal);
-    if (outcomes === ABORTED) throw new Halt('cancelled');
+    const context: RunToolContext = { tools: this.tools, hooks: this.config.hooks, signal: this.signal, defaultTimeoutMs: this.config.toolTimeoutMs, messages: this.fold.messages };
+    if (this.checkpoint) context.interrupted = this.checkpoint.interrupted;
+    const running = calls.map((call) => runToolCall(call, context, resume.get(call.id)));
+    for (const run of running) run.catch(() => {}); // each is awaited below, in order; one may fail before its turn
     let toolError: Halt | undefined;
     const waitingFor: PendingInput[] = [];
-    for (const outcome of outcomes) {
+    // Each result goes out as soon as it and the calls before it are settled (call order kept): a result
+    // sent is recorded by a server's run store, so a run continued elsewhere never runs that call again.
+    for (const run of running) {
+      const outcome = await raceAbort(run, this.signal);
+      if (outcome === ABORTED) throw new Halt('cancelled');
       if (outcome.type === 'result') {
         this.emitResult(outcome);
         toolError ??= toolErrorHalt(this.config.onToolError, outcome);

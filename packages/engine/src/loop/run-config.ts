@@ -5,6 +5,7 @@ import type { Hooks, ToolErrorPolicy } from '../options.ts';
 import type { OutputMode } from '../output/structured-output.ts';
 import type { ResolvedSchema } from '../tools/schema.ts';
 import type { AnyTool } from '../tools/tool.ts';
+import type { RunCheckpoint } from './checkpoint.ts';
 import type { StepResult } from './result.ts';
 import type { Resolution } from './run-tool.ts';
 
@@ -31,6 +32,8 @@ export interface RunConfig {
   haltWhen?: (step: StepResult) => boolean;
   output?: { schema: ResolvedSchema; mode: OutputMode };
   resume: ReadonlyMap<string, Resolution>;
+  /** What a stopped run recorded: this run goes on from there (checkpoint.ts). */
+  checkpoint?: RunCheckpoint;
   generateId: () => string;
   /** Fits each request to the model's context window (context/context-policy.ts). */
   context?: ContextPolicy;

@@ -3,6 +3,7 @@
  * Bad calls (unknown tool, arguments that are not JSON or fail the schema) become
  * error results the model can correct; the handler never sees them.
  */
+import { INTERRUPTED_RESULT } from './checkpoint.ts';
 import { ParlanceError, isAbortError, type Message, type ToolCallPart } from '@parlance/protocol';
 import type { Hooks, ToolCallInfo } from '../options.ts';
 import type { AnyTool } from '../tools/tool.ts';
@@ -23,6 +24,8 @@ export interface RunToolContext {
   signal: AbortSignal;
   defaultTimeoutMs: number;
   messages: readonly Message[];
+  /** Calls that may have begun in a process that stopped (a run going on from a checkpoint): only an `idempotent` tool runs them again. */
+  interrupted?: ReadonlySet<string>;
 }
 
 /** Thrown out of a hook so the run ends with `error` rather than a tool result. */
@@ -106,6 +109,9 @@ export async function runToolCall(call: ToolCallPart, ctx: RunToolContext, resol
       info.input = input;
     }
   }
+
+  // It may have taken effect before its process stopped: run again only what says it is safe to (keyed by the call id).
+  if (ctx.interrupted?.has(call.id) && !tool.idempotent) return result(call, INTERRUPTED_RESULT, true);
 
   const timeoutMs = tool.timeoutMs ?? ctx.defaultTimeoutMs;
   const controller = new AbortController();

@@ -53,6 +53,13 @@ export interface ToolConfig<S extends SchemaLike, R> {
   needsApproval?: NeedsApproval<InferSchemaOutput<S>>;
   /** Per-call timeout (default: the run's `toolTimeoutMs`). */
   timeoutMs?: number;
+  /**
+   * Running this call twice does no harm, because the handler keys its effect by `toolCallId` (an
+   * idempotency key). A run continued on another server after its process stopped mid-call runs such
+   * a call again with the same id; any other tool gets the error result `INTERRUPTED_RESULT`
+   * ("interrupted: not run again"), since whether it took effect is unknown. Default false.
+   */
+  idempotent?: boolean;
   /** Ask the provider for strict argument adherence where it supports it. */
   strict?: boolean;
   /**
