@@ -1,9 +1,10 @@
 /**
  * Starting a run for `POST /chat`: the runner's events named, scrubbed and signed on their way
- * into the store, `onFinish` told how the run ended. The run goes on after the response.
+ * into the store, `onFinish` told how the run ended. The run goes on after the response; a run
+ * another instance takes over (`takeover.ts`) goes through the same `launchRun`.
  */
 import type { EventSigner, ThreadTrust } from '@parlance/engine';
-import { createThreadFold, type Event, type Thread } from '@parlance/protocol';
+import { createThreadFold, type Event, type Thread, threadAfterRun } from '@parlance/protocol';
 import type { Context } from 'hono';
 import { executeRun } from './run-execution.ts';
 import { requestKey } from './run-keys.ts';
@@ -14,6 +15,7 @@ import { createScrubber, envSecrets, type Scrubber } from './scrub.ts';
 import type { ServerContext } from './server-context.ts';
 import type { ChatRunInput, FinishedRun, Principal } from './server-options.ts';
 import { signingSecrets } from './server-trust.ts';
+import { canTakeOver, type Durable, recordStart, type RunStart } from './run-start.ts';
 
 /** What a verified chat request starts: its body, thread, model, caller and the thread trust. */
 export interface ChatStart {
@@ -26,28 +28,51 @@ export interface ChatStart {
 
 /** Starts the run, or joins the one this request key already started; the run goes on after the response. */
 export async function startChatRun(ctx: ServerContext, c: Context, start: ChatStart): Promise<string> {
-  const { options, store, generateId } = ctx;
-  const { body, thread, model, principal, trust } = start;
+  const { store, generateId } = ctx;
+  const { body, thread, model, principal } = start;
+  const env = ctx.env(c);
+  // A run another instance can take over names its owner, so a takeover fences this one out.
+  const owner = canTakeOver(ctx, env) ? generateId('owner') : undefined;
   const { run, created } = await store
-    .create({ id: generateId('run'), requestKey: requestKey(principal, body.clientRequestId), createdAt: Date.now() })
+    .create({ id: generateId('run'), requestKey: requestKey(principal, body.clientRequestId), createdAt: Date.now(), ...(owner ? { owner } : {}) })
     .catch((error: unknown) => {
       throw storeUnavailable(error);
     });
   if (!created) return run.id;
-  const runId = run.id;
+  const runStart: RunStart = { thread, model, options: body.options ?? {}, principal, lean: body.thread !== undefined };
+  if (body.resume) runStart.resume = body.resume;
+  // What another instance needs to go on with the run (a run whose start does not fit is not taken over).
+  const durable = owner !== undefined && (await recordStart(ctx, run.id, runStart)) ? { owner } : undefined;
+  launchRun(ctx, c, run.id, runStart, durable);
+  return run.id;
+}
+
+/**
+ * Runs `start` into the store: the runner's events named, scrubbed and signed on their way in, `onFinish`
+ * told how the run ended. `durable` (a run another instance can take over) names this instance's owner
+ * token and, for a run taken over, the checkpoint it goes on from. The run goes on after the response.
+ */
+export function launchRun(ctx: ServerContext, c: Context, runId: string, start: RunStart, durable?: Durable): void {
+  const { options, store, generateId } = ctx;
+  const { model, principal } = start;
   const env = ctx.env(c);
+  const trust = ctx.trustFor(env);
   let finalThread: Thread | undefined;
+  const checkpoint = durable?.checkpoint;
+  // The thread as the stored events left it: what the signer and `onFinish` fold the rest onto.
+  const thread = checkpoint ? threadAfterRun(start.thread, checkpoint.events) : start.thread;
   const scrub = createScrubber([...envSecrets(env), ...(options.secrets ?? []), ...(ctx.profile(env)?.secrets ?? []), ...(signingSecrets(options, env) ?? [])]);
   const work = executeRun({
     store,
     runId,
     run: (signal) => {
-      const input: ChatRunInput = { runId, thread, model, options: body.options ?? {}, signal, env, principal, generateId };
-      if (body.resume) input.resume = body.resume;
+      const input: ChatRunInput = { runId, thread: start.thread, model, options: start.options, signal, env, principal, generateId };
+      if (start.resume) input.resume = start.resume;
+      if (checkpoint) input.checkpoint = checkpoint;
       // Every event is scrubbed, then signed: what is signed is exactly what the browser gets.
       // A caller that sent its thread folds the events onto it (`threadAfterRun`): the runner's
       // thread is not sent back. A caller that sent bare messages holds no thread, so it gets it.
-      const lean = body.thread !== undefined;
+      const { lean } = start;
       const name = (raw: Event): Event => {
         if (raw.type === 'message-start' && !raw.messageId) return { ...raw, messageId: generateId('msg') };
         if (lean && raw.type === 'chat-finish' && raw.thread) {
@@ -73,9 +98,10 @@ export async function startChatRun(ctx: ServerContext, c: Context, start: ChatSt
       await options.onFinish?.(finish);
     },
     onError: (error) => ctx.reportError(error, { runId }),
+    ...(durable ? { owner: durable.owner, firstSeq: checkpoint?.events.length ?? 0, onHandOver: (handOver: () => void) => ctx.handOvers.add(handOver) } : {}),
   });
+  if (durable) ctx.handOvers.track(work);
   waitUntil(c, work);
-  return runId;
 }
 
 /** The events as they pass, with the thread they fold to from `sent` (as the browser folds them) given to `done` at `chat-finish`. */

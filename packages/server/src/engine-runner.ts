@@ -32,6 +32,7 @@ export function engineRunner(options: EngineRunnerOptions = {}): ChatRunner {
     const engine = createEngine({ ...settings, env: input.env, generateId: () => input.generateId('msg') });
     const call: Parameters<typeof engine.streamChat>[0] = { ...input.options, thread: input.thread, model: input.model, signal: input.signal };
     if (input.resume) call.resume = input.resume;
+    if (input.checkpoint) call.checkpoint = input.checkpoint;
     return engine.streamChat(call);
   };
   // What the server needs to know before running: whether there are tools (then it must sign), and which
@@ -41,7 +42,7 @@ export function engineRunner(options: EngineRunnerOptions = {}): ChatRunner {
     const secrets = Object.entries(settings.headers ?? {})
       .filter(([name]) => /auth|key|token|secret|cookie|session|password|credential/i.test(name))
       .map(([, value]) => value);
-    return { tools: settings.tools?.length ?? 0, secrets };
+    return { tools: settings.tools?.length ?? 0, secrets, checkpoints: true };
   };
   return runner;
 }

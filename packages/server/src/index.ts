@@ -1,11 +1,14 @@
 export { createParlanceApp, createParlanceHandler } from './handler.ts';
+export { createRunHandOver, type RunHandOver } from './hand-over.ts';
 export type { AuthorizeResult, ChatRunInput, ChatRunner, Env, ErrorContext, FinishedRun, ParlanceServerOptions, Principal } from './server-options.ts';
 export type { AllowedOrigins } from './edge/origin.ts';
 export type { RunnerProfile } from './server-trust.ts';
 export { createMemoryRunStore, type MemoryRunStoreOptions } from './memory-run-store.ts';
 export {
   DEFAULT_RUN_LIMITS,
+  type ClaimedRun,
   type CreatedRun,
+  type FollowOptions,
   type NewRun,
   type RunLimits,
   type RunRecord,

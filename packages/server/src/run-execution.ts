@@ -37,6 +37,16 @@ export interface RunExecution {
   onError: (error: unknown) => void;
   /** How long a runner that ignores its abort signal gets to end after a cancel (default 5 s). */
   cancelGraceMs?: number;
+  /** This instance's owner token of the run (a store with `claim`): every append and renewal names it. */
+  owner?: string;
+  /** The sequence of the first event written (a run taken over goes on after what was stored). */
+  firstSeq?: number;
+  /**
+   * Registers how to hand the run over (a graceful shutdown): the runner is stopped, nothing more is
+   * written (no ending), and the lease is released for another instance to take the run at once.
+   * Returns the unregistering function.
+   */
+  onHandOver?: (handOver: () => void) => () => void;
 }
 
 const CANCELLED = () => new ParlanceError('aborted', 'The run was cancelled');
@@ -61,7 +71,9 @@ export async function executeRun(execution: RunExecution): Promise<void> {
    * The sequence the next event gets (retries name it, so a lost answer is not a second copy);
    * undefined after a write was given up (it may or may not have been stored) until an append answers.
    */
-  let next: number | undefined = 0;
+  let next: number | undefined = execution.firstSeq ?? 0;
+  /** The run is being handed over: stop, write no ending, release the lease. */
+  let handingOver = false;
   /** A write failed for good (the store is gone or did not answer within the grace): nothing more is written until the ending. */
   let broken = false;
   /** The store said the run is gone or was ended by another instance: nothing more is written, not even an ending. */
@@ -87,7 +99,7 @@ export async function executeRun(execution: RunExecution): Promise<void> {
     if (broken) throw storeUnavailable(new Error('An earlier write failed'));
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await store.append(runId, event, next);
+        const result = await store.append(runId, event, next, execution.owner);
         storeOk = Date.now();
         next = result.seq + 1;
         if (result.cancelled) cancel();
@@ -111,7 +123,7 @@ export async function executeRun(execution: RunExecution): Promise<void> {
   let reported = false;
   // Often enough to notice an unreachable store within the grace.
   const beat = setInterval(() => {
-    store.renewLease(runId).then(
+    store.renewLease(runId, execution.owner).then(
       (signal) => {
         storeOk = Date.now();
         reported = false;
@@ -127,6 +139,11 @@ export async function executeRun(execution: RunExecution): Promise<void> {
   }, Math.min(every, Math.max(10, graceMs / 2)));
   const deadline = setTimeout(() => stop(runLimitError(`${store.limits.maxRunMs} ms`)), store.limits.maxRunMs);
   const unsubscribe = store.onCancel?.(runId, cancel);
+  const unregister = execution.onHandOver?.(() => {
+    if (handingOver) return;
+    handingOver = true;
+    stop(new ParlanceError('aborted', 'The run is handed over to another instance'));
+  });
 
   let finished = false;
   try {
@@ -170,7 +187,7 @@ export async function executeRun(execution: RunExecution): Promise<void> {
       stop(ParlanceError.isInstance(error) ? error : storeUnavailable(error));
     } else {
       // A runner failing right after a cancel was asked for (before a lease renewal saw it) ends cancelled, not failed.
-      if (!controller.signal.aborted && (await store.renewLease(runId).catch(() => ({ cancelled: false }))).cancelled) {
+      if (!controller.signal.aborted && (await store.renewLease(runId, execution.owner).catch(() => ({ cancelled: false }))).cancelled) {
         controller.abort(CANCELLED());
       }
       if (ParlanceError.isInstance(error) && error.code === 'run_limit') stop(error);
@@ -186,6 +203,12 @@ export async function executeRun(execution: RunExecution): Promise<void> {
     clearTimeout(deadline);
     if (cancelTimer !== undefined) clearTimeout(cancelTimer);
     unsubscribe?.();
+    unregister?.();
+    if (handingOver && !finished && !gone) {
+      // Handed over: what is stored is the checkpoint; the instance that claims it writes the rest.
+      gone = true;
+      await store.release?.(runId, execution.owner ?? '').catch((error: unknown) => execution.onError(error));
+    }
     if (!finished && !gone) {
       // The upstream call is over: the ending gets a grace of its own to reach a store that did not answer.
       broken = false;

@@ -58,6 +58,39 @@ export interface NewRun {
   id: string;
   requestKey: string;
   createdAt: number;
+  /**
+   * The token of the instance that runs it (stores with `claim`): its appends and lease renewals name it,
+   * and once another instance took the run over they are refused (`run_lost`), so a runner that was only
+   * slow, not dead, cannot write into the run after it.
+   */
+  owner?: string;
+}
+
+/**
+ * A run an instance took over (`claim`): the events its last owner stored, and why it was taken.
+ *
+ * @example
+ * const claimed = await store.claim?.(runId, owner);
+ * if (claimed) continueRun(claimed.events, claimed.reason);
+ */
+export interface ClaimedRun {
+  events: Event[];
+  /** `takeover`: its owner's lease lapsed (a crash); `handover`: its owner released it (a graceful shutdown). */
+  reason: 'takeover' | 'handover';
+}
+
+/**
+ * What `follow` may do when it finds a run's lease lapsed, before ending it `run_lost`.
+ *
+ * @example
+ * store.follow(runId, -1, signal, { onLapsed: (id) => takeOver(id) });
+ */
+export interface FollowOptions {
+  /**
+   * Called when the run's owner stopped renewing its lease: true when this instance took the run over
+   * (or leaves it to another instance), so the reader keeps following; false to end it `run_lost`.
+   */
+  onLapsed?: (runId: string) => Promise<boolean>;
 }
 
 /**
@@ -161,7 +194,7 @@ export interface RunStore {
    * Throws `ParlanceError` `run_limit` when the event does not fit the run's limits
    * (`chat-finish` and `error` always fit, so a stopped run can still end properly).
    */
-  append(runId: string, event: Event, at?: number): Promise<RunSignal & { seq: number }>;
+  append(runId: string, event: Event, at?: number, owner?: string): Promise<RunSignal & { seq: number }>;
   /**
    * Marks the run finished: it stays readable for `retainMs`. Only a run whose last stored event is
    * its `chat-finish` can finish: otherwise this throws and the run stays going (its lease lapses and
@@ -174,8 +207,9 @@ export interface RunStore {
    * lapsed is ended here with an `error` `run_lost` and a `chat-finish` `error`. It never just
    * stops: a run that is unknown or vanishes while followed throws `not_found`, one whose events
    * were dropped throws `run_expired`, a store that cannot be reached throws `store_unavailable`.
+   * With `onLapsed` (a store with `claim`), a lapsed run is offered for takeover first.
    */
-  follow(runId: string, afterSeq: number, signal?: AbortSignal): AsyncIterable<StoredEvent>;
+  follow(runId: string, afterSeq: number, signal?: AbortSignal, options?: FollowOptions): AsyncIterable<StoredEvent>;
   /** Asks whichever instance runs it to abort. Returns the run as it was, or undefined when unknown. */
   cancel(runId: string): Promise<RunRecord | undefined>;
   /**
@@ -183,8 +217,24 @@ export interface RunStore {
    * `onCancel`, this bounds how long a cancel takes to reach the upstream call.
    */
   readonly renewEveryMs?: number;
-  /** Called by the instance running the run every `renewEveryMs`: renews the lease and says whether to cancel. */
-  renewLease(runId: string): Promise<RunSignal>;
+  /**
+   * Called by the instance running the run every `renewEveryMs`: renews the lease and says whether to
+   * cancel (also when `owner` no longer owns the run: another instance took it over).
+   */
+  renewLease(runId: string, owner?: string): Promise<RunSignal>;
+  /**
+   * Takes over a going run whose lease lapsed or that its owner released, in one atomic step, so of
+   * every instance that tries exactly one wins: the run's owner becomes `owner` (the last one's writes
+   * are refused from now on), its lease starts again, and its stored events are returned. Undefined when
+   * it is not to be taken (its owner is alive, it ended or stored its `chat-finish`, another took it).
+   * Optional: a store without it ends a lapsed run `run_lost`.
+   */
+  claim?(runId: string, owner: string): Promise<ClaimedRun | undefined>;
+  /**
+   * The owner hands the run over at once (a graceful shutdown): its lease ends now and its readers are
+   * told, so another instance claims it without waiting for the lease to lapse.
+   */
+  release?(runId: string, owner: string): Promise<void>;
   /**
    * Optional push for cancels (Redis pub/sub): calls `listener` as soon as any instance cancels the run.
    * Without it, a cancel is seen at the next `append` or `renewLease`.

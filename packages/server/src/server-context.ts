@@ -5,6 +5,7 @@
 import { type ModelEntry, ParlanceError } from '@parlance/protocol';
 import type { Context, MiddlewareHandler } from 'hono';
 import { createEdge } from './edge/edge.ts';
+import { handOversOf, type HandOvers } from './hand-over.ts';
 import type { AllowedOrigins } from './edge/origin.ts';
 import { errorResponse, jsonRefusal } from './error-response.ts';
 import { createMemoryRunStore } from './memory-run-store.ts';
@@ -40,6 +41,8 @@ export interface ServerContext {
    * content type, body size, JSON depth and parse. Routes read `principalOf(c)` and `jsonOf(c)`.
    */
   edge: MiddlewareHandler;
+  /** The runs this app may hand over on a graceful shutdown (`options.handOver`). */
+  handOvers: HandOvers;
 }
 
 function randomId(prefix: string): string {
@@ -94,6 +97,7 @@ export function createServerContext(options: ParlanceServerOptions): ServerConte
     options,
     store: options.store ?? createMemoryRunStore(),
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    handOvers: handOversOf(options.handOver),
     maxBodyBytes,
     maxJsonDepth,
     allowedOrigins,

@@ -6,6 +6,8 @@ import type { Event, HaltReason, ModelEntry, ResumeInput, Thread, ToolDefinition
 import type { ZodType } from 'zod';
 import type { AllowedOrigins } from './edge/origin.ts';
 import type { RunStore } from './run-store.ts';
+import type { RunCheckpoint } from '@parlance/engine';
+import type { RunHandOver } from './hand-over.ts';
 import type { Env } from './runtime-env.ts';
 import type { RunnerProfile } from './server-trust.ts';
 
@@ -56,6 +58,13 @@ export interface ChatRunInput {
    * refuses a name a server tool already has.
    */
   clientTools?: ToolDefinition[];
+  /**
+   * Set when this instance takes over a run another instance started and stopped (a crash, a
+   * hand-over): the events it stored. `thread`, `options` and `resume` are the ones the run started
+   * with; a runner that goes on from checkpoints (`engineRunner`, with `profile().checkpoints`) yields
+   * only what follows them.
+   */
+  checkpoint?: RunCheckpoint;
 }
 
 /**
@@ -178,4 +187,13 @@ export interface ParlanceServerOptions {
   onError?: (error: unknown, context: ErrorContext) => void;
   /** A path prefix the routes live under when the app is not mounted by a parent (e.g. '/api' for a Next.js catch-all route). */
   basePath?: string;
+  /**
+   * Take over runs whose instance stopped (default true). With a store that can claim runs (Redis)
+   * and a runner that goes on from checkpoints (`engineRunner`), a run whose instance crashed is
+   * continued by the instance of its next reader once its lease lapses (`RunLimits.leaseMs`), from
+   * its last checkpoint; false: it ends `run_lost` as before, and the client retries the turn.
+   */
+  takeover?: boolean;
+  /** Hands this app's runs over to other instances on a graceful shutdown (`createRunHandOver`). */
+  handOver?: RunHandOver;
 }

@@ -24,6 +24,8 @@ export interface RunnerProfile {
   tools: number;
   /** Credential values it was configured with (e.g. `headers`), to scrub from events. */
   secrets: string[];
+  /** It goes on from `ChatRunInput.checkpoint` (`engineRunner` does): its runs can be taken over by another instance. */
+  checkpoints?: boolean;
 }
 
 export interface TrustSettings {

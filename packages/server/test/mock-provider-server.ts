@@ -6,8 +6,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { openaiCompatible, resolveModel } from '@parlance/engine';
-import { createParlanceApp, engineRunner, type RunStore } from '../src/index.ts';
+import { type EngineOptions, openaiCompatible, resolveModel } from '@parlance/engine';
+import { createParlanceApp, engineRunner, type ParlanceServerOptions, type RunStore } from '../src/index.ts';
 
 export interface MockProviderServerOptions {
   mockUrl: string;
@@ -16,17 +16,20 @@ export interface MockProviderServerOptions {
   model: string;
   /** Called with the port once the server listens. */
   onReady: (port: number) => void;
-  /** More engine settings (e.g. `maxQueuedBytes`). */
-  engine?: { maxQueuedBytes?: number };
+  /** More engine settings (e.g. `maxQueuedBytes`, `tools`). */
+  engine?: { maxQueuedBytes?: number; tools?: EngineOptions['tools'] };
+  /** More app settings (e.g. `takeover`, `handOver`). */
+  app?: Pick<ParlanceServerOptions, 'takeover' | 'handOver' | 'onError' | 'secret'>;
 }
 
-export function serveOnMockProvider({ mockUrl, store, model, onReady, engine }: MockProviderServerOptions): Server {
+export function serveOnMockProvider({ mockUrl, store, model, onReady, engine, app: more }: MockProviderServerOptions): Server {
   const provider = openaiCompatible({ id: 'mock', baseURL: `${mockUrl}/v1`, apiKeyEnv: 'MOCK_API_KEY' });
   const app = createParlanceApp({
     models: [{ id: `mock:${model}`, provider: 'mock' }],
     env: { MOCK_API_KEY: 'sk-test-not-a-secret' },
     store,
     run: engineRunner({ engine: { ...engine, resolveModel: (spec, o) => resolveModel(spec, { ...o, providers: { mock: provider } }) } }),
+    ...more,
   });
   // Without createServer options, serve() makes a plain node:http server.
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;

@@ -6,12 +6,20 @@
  * Redis commands it sent (for the bench's round trips per delta).
  */
 import { Redis } from 'ioredis';
-import { createMemoryRunStore, type RunStore } from '../src/index.ts';
+import { tool } from '@parlance/engine';
+import { z } from 'zod';
+import { createMemoryRunStore, createRunHandOver, type RunStore } from '../src/index.ts';
 import { createRedisRunStore } from '../src/redis/index.ts';
 import { serveOnMockProvider } from './mock-provider-server.ts';
 
 export type ToInstance = { type: 'commands' } | { type: 'exit' };
-export type FromInstance = { type: 'ready'; port: number } | { type: 'commands'; count: number };
+export type FromInstance =
+  | { type: 'ready'; port: number }
+  | { type: 'commands'; count: number }
+  /** A tool began (TOOLS=1): the spy of the takeover tests, counted across processes. */
+  | { type: 'tool'; name: string; toolCallId: string; pid: number }
+  /** SIGTERM handed this many runs over. */
+  | { type: 'handed-over'; count: number };
 
 const mockUrl = process.env.MOCK_URL;
 if (!mockUrl || !process.send) throw new Error('store-server-process.ts is forked with MOCK_URL set');
@@ -38,7 +46,43 @@ if (process.env.STORE === 'redis') {
   store = createMemoryRunStore({ limits: { leaseMs, maxRunning: 10_000 } });
 }
 
-const server = serveOnMockProvider({ mockUrl, store, model: 'model', onReady: (port) => process.send!({ type: 'ready', port } satisfies FromInstance) });
+// TOOLS=1: two tools that report each start to the parent and take `ms` (or until aborted; TOOL_HANG=1: until killed): `add` is
+// not idempotent, `add_idempotent` is. A signing secret shared by every instance, as in production.
+const addInput = z.object({ a: z.number(), b: z.number(), ms: z.number() });
+const adder = (name: string, idempotent: boolean) =>
+  tool({
+    name,
+    input: addInput,
+    idempotent,
+    execute: async ({ a, b, ms }, { toolCallId, signal }) => {
+      process.send!({ type: 'tool', name, toolCallId, pid: process.pid } satisfies FromInstance);
+      await new Promise((resolve) => {
+        // TOOL_HANG=1: the call lasts until the process is killed or the run aborts it.
+        const timer = process.env.TOOL_HANG === '1' ? undefined : setTimeout(resolve, ms);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve(undefined)), { once: true });
+      });
+      return a + b;
+    },
+  });
+const tools = process.env.TOOLS === '1' ? { tools: [adder('add', false), adder('add_idempotent', true)] } : {};
+const handOver = createRunHandOver();
+const server = serveOnMockProvider({
+  mockUrl,
+  store,
+  model: 'model',
+  onReady: (port) => process.send!({ type: 'ready', port } satisfies FromInstance),
+  engine: tools,
+  app: { handOver, takeover: process.env.TAKEOVER !== '0', ...(process.env.TOOLS === '1' ? { secret: 'a-test-signing-secret-of-40-characters-xx' } : {}) },
+});
+
+// A deploy: hand every run over at once, then stop.
+process.on('SIGTERM', () => {
+  void handOver.handOver().then((count) => {
+    process.send?.({ type: 'handed-over', count } satisfies FromInstance);
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+});
 
 // The parent went away: do not outlive it.
 process.on('disconnect', () => process.exit(0));

@@ -3,14 +3,15 @@
  * a POST on one instance, the resume on another, the cancel on a third.
  *
  * Layout (prefix `parlance:` by default; one Redis, not Redis Cluster):
- *   run:{id}          hash: status, requestKey, createdAt, count, bytes, cancel, lease
+ *   run:{id}          hash: status, requestKey, createdAt, count, bytes, cancel, lease, owner (the instance
+ *                     running it: a takeover changes it, and the last owner's writes are refused), handover
  *   run:{id}:events   list of event JSON; an event's sequence is its index
  *   req:<requestKey>  the run a principal's clientRequestId started (dedupe)
  *   running           sorted set of going runs by lease expiry (the `maxRunning` count)
  *   finished          sorted set of finished runs by finish time, with finished:bytes (hash: id -> bytes)
  *                     and finished:total: the `maxFinishedBytes` budget (oldest evicted, marked expired)
  *   value:<key>       a value of `setValue` (the AI SDK route's chat -> run map), with its own TTL
- *   channel run:{id}  pub/sub: `<seq> <json>` per event, `c` on cancel, `f` on finish
+ *   channel run:{id}  pub/sub: `<seq> <json>` per event, `c` on cancel, `f` on finish, `h` on a hand-over
  *
  * Every write is one Lua script (one round trip, atomic), and scripts read Redis's own
  * clock (`TIME`) so instances with skewed clocks agree on leases. An append publishes
@@ -23,6 +24,7 @@ import { MAX_VALUE_BYTES } from '../memory-values.ts';
 import {
   type CreatedRun,
   DEFAULT_RUN_LIMITS,
+  type FollowOptions,
   isTerminalEvent,
   lostRunEvents,
   type NewRun,
@@ -205,6 +207,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
         limits.maxRunning,
         limits.leaseMs,
         runningTtl,
+        run.owner ?? '',
       ]);
       if (reply[0] === 2) throw overloadedError(limits);
       const id = String(reply[1]);
@@ -214,7 +217,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       throw new ParlanceError('store_unavailable', 'A run was forgotten while it was being joined; try again', { status: 503, retryAfterMs: 1_000 });
     },
     get,
-    async append(runId: string, event: Event, at?: number) {
+    async append(runId: string, event: Event, at?: number, owner?: string) {
       const json = JSON.stringify(event);
       const reply = await script('append', [runKey(runId), eventsKey(runId), runningKey], [
         json,
@@ -225,6 +228,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
         channel(runId),
         runId,
         at ?? -1,
+        owner ?? '',
       ]);
       const seq = Number(reply[0]);
       if (seq === -3) throw runLimitError(reply[1] === 'events' ? `${limits.maxEventsPerRun} events` : `${limits.maxBytesPerRun} bytes`);
@@ -240,9 +244,17 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
     async cancel(runId: string) {
       return record((await script('cancel', [runKey(runId)], [channel(runId), ...RECORD_FIELDS])) as (string | null)[]);
     },
-    async renewLease(runId: string) {
-      const reply = await script('renewLease', [runKey(runId), runningKey], [runId, limits.leaseMs]);
+    async renewLease(runId: string, owner?: string) {
+      const reply = await script('renewLease', [runKey(runId), runningKey], [runId, limits.leaseMs, owner ?? '']);
       return { cancelled: reply[0] === 1 };
+    },
+    async claim(runId: string, owner: string) {
+      const reply = await script('claim', [runKey(runId), eventsKey(runId), runningKey], [runId, owner, limits.leaseMs, channel(runId)]);
+      if (reply[0] !== 1) return undefined;
+      return { reason: reply[1] === 'handover' ? 'handover' : 'takeover', events: reply.slice(2).map((json) => JSON.parse(String(json)) as Event) };
+    },
+    async release(runId: string, owner: string) {
+      await script('release', [runKey(runId), runningKey], [runId, owner, channel(runId)]);
     },
     onCancel(runId, listener) {
       let stop: (() => void) | undefined;
@@ -272,7 +284,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       if (ifValue === undefined) await command(() => redis.del(valueKey(key)));
       else await script('deleteValue', [valueKey(key)], [ifValue]);
     },
-    async *follow(runId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<StoredEvent> {
+    async *follow(runId: string, afterSeq: number, signal?: AbortSignal, options?: FollowOptions): AsyncGenerator<StoredEvent> {
       const wakers = new Set<() => void>();
       const inbox: string[] = [];
       const off = await listen(channel(runId), (message) => {
@@ -306,6 +318,8 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
             if (status === 'finished') return;
             const serverNow = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
             if (Number(lease) < serverNow) {
+              // Offered for takeover first; taken (here or elsewhere), its events come as messages.
+              if (options?.onLapsed && (await options.onLapsed(runId))) continue;
               await reap(runId);
               sync = true;
             }
@@ -319,7 +333,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
           for (const message of inbox.splice(0)) {
             const space = message.indexOf(' ');
             if (space < 0) {
-              if (message === 'f') sync = true;
+              if (message === 'f' || message === 'h') sync = true; // finished, or handed over: look now
               continue;
             }
             const seq = Number(message.slice(0, space));

@@ -41,7 +41,7 @@ while total > maxFinishedBytes do
 end`;
 
 export const SCRIPTS = {
-  // KEYS: req, run, running. ARGV: id, requestKey, createdAt, maxRunning, leaseMs, ttlMs.
+  // KEYS: req, run, running. ARGV: id, requestKey, createdAt, maxRunning, leaseMs, ttlMs, owner ('' for none).
   // Returns {1, id} created, {0, id} an existing run for the request key, {2} at maxRunning.
   create: `${NOW}
 local existing = redis.call('GET', KEYS[1])
@@ -51,18 +51,19 @@ redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return {2} end
 local lease = now + tonumber(ARGV[5])
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[6])
-redis.call('HSET', KEYS[2], 'id', ARGV[1], 'requestKey', ARGV[2], 'status', 'running', 'createdAt', ARGV[3], 'count', 0, 'bytes', 0, 'cancel', 0, 'lease', lease)
+redis.call('HSET', KEYS[2], 'id', ARGV[1], 'requestKey', ARGV[2], 'status', 'running', 'createdAt', ARGV[3], 'count', 0, 'bytes', 0, 'cancel', 0, 'lease', lease, 'owner', ARGV[7])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 redis.call('ZADD', KEYS[3], lease, ARGV[1])
 return {1, ARGV[1]}`,
 
-  // KEYS: run, events, running. ARGV: json, kind ('f' chat-finish, 't' error, '0' other), maxEvents, maxBytes, leaseMs, channel, id, at (-1: none).
-  // Returns {seq, cancel}, {-1} no run, {-2} finished, {-3, 'events'|'bytes'} over a limit.
+  // KEYS: run, events, running. ARGV: json, kind ('f' chat-finish, 't' error, '0' other), maxEvents, maxBytes, leaseMs, channel, id, at (-1: none), owner ('' for any).
+  // Returns {seq, cancel}, {-1} no run, {-2} finished or taken over by another owner, {-3, 'events'|'bytes'} over a limit.
   // 'last' keeps the kind of the last event: `finish` needs it to be the chat-finish. With 'at' below
   // the count, the event is there already (an attempt whose reply was lost): nothing is written.
-  append: `local h = redis.call('HMGET', KEYS[1], 'status', 'count', 'bytes', 'cancel')
+  append: `local h = redis.call('HMGET', KEYS[1], 'status', 'count', 'bytes', 'cancel', 'owner')
 if not h[1] then return {-1} end
 if h[1] ~= 'running' then return {-2} end
+if ARGV[9] ~= '' and h[5] ~= ARGV[9] then return {-2} end
 local at = tonumber(ARGV[8])
 if at >= 0 and at < tonumber(h[2]) then return {at, tonumber(h[4])} end
 local size = string.len(ARGV[1])
@@ -104,9 +105,10 @@ if before[3] == 'running' then
 end
 return before`,
 
-  // KEYS: run, running. ARGV: id, leaseMs. Returns {1} to cancel (or the run is gone), {0} to go on.
-  renewLease: `local h = redis.call('HMGET', KEYS[1], 'status', 'cancel')
+  // KEYS: run, running. ARGV: id, leaseMs, owner ('' for any). Returns {1} to cancel (or the run is gone or another owns it), {0} to go on.
+  renewLease: `local h = redis.call('HMGET', KEYS[1], 'status', 'cancel', 'owner')
 if not h[1] then return {1} end
+if ARGV[3] ~= '' and h[3] ~= ARGV[3] then return {1} end
 if h[1] == 'running' then
   ${NOW}
   local lease = now + tonumber(ARGV[2])
@@ -132,6 +134,27 @@ for _, key in ipairs({KEYS[1], KEYS[2], ARGV[4] .. 'req:' .. h[3]}) do redis.cal
 local id, retainMs, prefix, maxFinishedBytes = ARGV[1], tonumber(ARGV[2]), ARGV[4], tonumber(ARGV[5])
 ${KEEP_FINISHED}
 redis.call('PUBLISH', ARGV[3], 'f')
+return {1}`,
+
+  // KEYS: run, events, running. ARGV: id, owner, leaseMs, channel.
+  // Takes a going run whose lease lapsed (or was released) for a new owner, in one step (one instance wins):
+  // returns {1, reason, event JSON...}, or {0} when it is not to be taken (owner alive, ended, chat-finish stored).
+  claim: `${NOW}
+local h = redis.call('HMGET', KEYS[1], 'status', 'lease', 'last', 'handover')
+if h[1] ~= 'running' or tonumber(h[2]) >= now or h[3] == 'f' then return {0} end
+local lease = now + tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'lease', lease, 'handover', 0)
+redis.call('ZADD', KEYS[3], 'XX', lease, ARGV[1])
+local out = {1, h[4] == '1' and 'handover' or 'takeover'}
+for _, json in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do out[#out + 1] = json end
+return out`,
+
+  // KEYS: run, running. ARGV: id, owner, channel. The owner hands the run over: its lease ends now, readers are woken ('h').
+  release: `local h = redis.call('HMGET', KEYS[1], 'status', 'owner')
+if h[1] ~= 'running' or h[2] ~= ARGV[2] then return {0} end
+redis.call('HSET', KEYS[1], 'lease', 0, 'handover', 1)
+redis.call('ZADD', KEYS[2], 'XX', 0, ARGV[1])
+redis.call('PUBLISH', ARGV[3], 'h')
 return {1}`,
 
   // KEYS: value. ARGV: the value it must still hold. Compare and delete, in one step.

@@ -11,6 +11,7 @@ import { principalOf } from '../edge/caller.ts';
 import { jsonOf } from '../edge/json-body.ts';
 import { chatBodySchema, clientOptionsSchema } from '../schema.ts';
 import type { ServerContext } from '../server-context.ts';
+import { followOptions } from '../takeover.ts';
 import type { Principal } from '../server-options.ts';
 import { sseResponse } from '../sse.ts';
 
@@ -62,7 +63,7 @@ export function chatRoutes(ctx: ServerContext): Hono<any, any, any> {
       return errorResponse(403, 'permission', `You may not use model "${model}"`);
     }
     const runId = await startChatRun(ctx, c, { body, thread, model, principal, trust });
-    return sseResponse((signal) => store.follow(runId, -1, signal), { runId, heartbeatMs, onError: (error) => ctx.reportError(error, { runId }) });
+    return sseResponse((signal) => store.follow(runId, -1, signal, followOptions(ctx, c)), { runId, heartbeatMs, onError: (error) => ctx.reportError(error, { runId }) });
   });
 
   return app;

@@ -10,6 +10,7 @@ import { errorResponse } from '../error-response.ts';
 import { ownedBy } from '../run-keys.ts';
 import { type RunRecord, runExpiredError, storeUnavailable } from '../run-store.ts';
 import type { ServerContext } from '../server-context.ts';
+import { followOptions } from '../takeover.ts';
 import type { Principal } from '../server-options.ts';
 import { sseResponse } from '../sse.ts';
 
@@ -57,7 +58,7 @@ export function runsRoutes(ctx: ServerContext): Hono<any, any, any> {
     if (after >= 0 && run.status === 'finished' && !(await hasEvent(runId, after))) {
       return errorResponse(400, 'invalid_request', `Run "${runId}" has no event ${after}`);
     }
-    return sseResponse((signal) => store.follow(runId, after, signal), { runId, heartbeatMs, onError: (error) => ctx.reportError(error, { runId }) });
+    return sseResponse((signal) => store.follow(runId, after, signal, followOptions(ctx, c)), { runId, heartbeatMs, onError: (error) => ctx.reportError(error, { runId }) });
   });
 
   app.post('/runs/:runId/cancel', edge, async (c) => {
