@@ -16,7 +16,8 @@ const children: ChildProcess[] = [];
 async function instance(): Promise<{ url: string; child: ChildProcess }> {
   const child = fork(new URL('./store-server-process.ts', import.meta.url), {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, STORE: 'redis', REDIS_URL: redis.url, MOCK_URL: mock.url, LEASE_MS: '1000' },
+    // Takeover off: these show the run store alone (redis-takeover.test.ts shows a run taken over).
+    env: { ...process.env, STORE: 'redis', REDIS_URL: redis.url, MOCK_URL: mock.url, LEASE_MS: '1000', TAKEOVER: '0' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.push(child);
@@ -103,7 +104,7 @@ describe('two server instances on one Redis', () => {
     expect(mock.disconnects()).toBe(before + 1);
   }, 30_000);
 
-  it("when A dies mid-run, B's client gets a typed run_lost error and keeps the partial message", async () => {
+  it("with takeover off, when A dies mid-run, B's client gets a typed run_lost error and keeps the partial message", async () => {
     const res = await post(a.url);
     const runId = res.headers.get('x-parlance-run-id')!;
     const seen = await readDeltas(frames(res), 3);

@@ -1,4 +1,4 @@
-import { createThread, forkAt, parseThread, switchBranch, type Event, type Message, type Thread, type ToolCallPart, type ToolResultPart } from '@parlance/protocol';
+import { createThread, forkAt, parseThread, switchBranch, threadAfterRun, type Event, type Message, type Thread, type ToolCallPart, type ToolResultPart } from '@parlance/protocol';
 import { fakeModel, type Script } from '@parlance/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -226,6 +226,37 @@ describe('createThreadTrust', () => {
     const call = result.thread.messages[1]!.parts[0] as ToolCallPart;
     expect(call).toMatchObject({ id: 'c1', input: '{"x":', signature: expect.stringMatching(/^p2\./) });
     await expect(trust.verifyThread({ ...result.thread, messages: [...result.thread.messages, user('next', 'u2')] })).resolves.toBeUndefined();
+  });
+
+  it('a turn that failed mid-call (its server stopped) can be sent again: its call is not owed, not run, and sent as not completed', async () => {
+    const { trust, post, balance } = fixture((request) =>
+      request.messages.at(-1)?.role === 'tool' ? { text: `Seen: ${JSON.stringify((request.messages.at(-1)!.parts[0] as ToolResultPart).output)}` } : { text: 'unused' },
+    );
+    const thread = createThread('t1', [user('balance?')]);
+    const signed: Event[] = [];
+    for await (const event of trust.signEvents(
+        thread,
+        (async function* (): AsyncGenerator<Event> {
+          yield { type: 'message-start', messageId: 'a1' };
+          yield { type: 'tool-call-start', id: 'c1', name: 'get_balance' };
+          yield { type: 'tool-call-end', id: 'c1', input: {} };
+          yield { type: 'finish', finishReason: 'tool-calls', usage: {} };
+          // The instance running get_balance died; the reader's instance ended the run run_lost.
+          yield { type: 'error', code: 'run_lost', message: 'The server running this reply stopped', retryable: true };
+          yield { type: 'chat-finish', haltReason: 'error', usage: {}, error: { code: 'run_lost', message: 'stopped' } };
+        })(),
+    ))
+      signed.push(event);
+    // What the browser holds: the events folded onto the thread it sent.
+    const failed = copy(threadAfterRun(thread, signed));
+    expect(failed.messages.at(-1)).toMatchObject({ role: 'assistant', error: { code: 'run_lost' } });
+    const again = await post(failed);
+    expect(again.haltReason).toBe('completed');
+    expect(balance).not.toHaveBeenCalled();
+    expect(again.thread.messages.at(-1)!.parts).toEqual([{ type: 'text', text: 'Seen: "No result: this tool call was not completed."' }]);
+    // The same call without the failure is still refused: a run would owe it a result nobody asked for.
+    const { error: _failure, ...open } = failed.messages.at(-1)!;
+    await expect(trust.verifyThread({ ...failed, messages: [...failed.messages.slice(0, -1), open] })).rejects.toMatchObject({ code: 'permission', path: ['messages', 1, 'parts', 0] });
   });
 
   it('a paused ChatSession resumed outside the server is verified the same way', async () => {

@@ -167,7 +167,10 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
     let last = messages.length - 1;
     while (last >= 0 && messages[last]!.role === 'tool') last--;
     const paused = messages[last];
-    const owed = unresolvedCalls(messages);
+    // A turn that failed without pausing (its server stopped mid-call, say) is not acted on: its calls
+    // are sent to the model with a "not completed" result and never run, so the thread may go on past it.
+    const failed = paused?.role === 'assistant' && paused.error !== undefined && !paused.pause;
+    const owed = failed ? [] : unresolvedCalls(messages);
     const resume = verify.resume ?? {};
     const answering = (resume.toolResults?.length ?? 0) + (resume.approvals?.length ?? 0) + (resume.answers?.length ?? 0) > 0;
     if (owed.length === 0 && !answering) return;
