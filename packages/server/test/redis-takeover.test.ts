@@ -4,6 +4,7 @@
 // most once (a spy counted across processes), and the readers on the other two processes each
 // see one stream with exactly one ending.
 import { type ChildProcess, fork } from 'node:child_process';
+import { ChatStore } from '@parlance/client';
 import { INTERRUPTED_RESULT } from '@parlance/engine';
 import { createFoldState, type Event, foldEvents, type Message } from '@parlance/protocol';
 import { serveMockProvider, type MockProviderServer, type ScriptedTurn } from '@parlance/testing';
@@ -216,6 +217,42 @@ describe('a graceful shutdown hands the run over', () => {
       b.child.kill('SIGKILL');
       c.child.kill('SIGKILL');
       [b, c] = saved as [Instance, Instance];
+    }
+  }, 120_000);
+});
+
+describe('with takeover off', () => {
+  it('after a crash inside a tool, the client (ChatStore) gets run_lost and retry() of the turn works', async () => {
+    const off = { TAKEOVER: '0', REDIS_PREFIX: 'off:' };
+    const [a, other] = await Promise.all([instance({ ...off, TOOL_HANG: '1' }), instance(off)]);
+    try {
+      // A load balancer: A while it lives, then the other instance.
+      let live = a;
+      const lb = (url: string | URL | Request, init?: RequestInit) => fetch(String(url).replace('http://lb', live.url), init);
+      let n = 0;
+      const chat = new ChatStore({ api: 'http://lb', fetch: lb as typeof fetch, retryDelayMs: 50, threadId: 't', generateId: () => `c${++n}` });
+      chat.schedule = (flush) => queueMicrotask(flush);
+      chat.connect();
+      const before = toolStarts.length;
+      const toolBegan = new Promise<void>((resolve) => toolStarted.push(resolve));
+      const sent = chat.send('tool=add ms=10');
+      await toolBegan;
+      live = other;
+      a.child.kill('SIGKILL');
+      await sent;
+      await chat.idle();
+      expect(chat.getSnapshot()).toMatchObject({ status: 'error', error: { code: 'run_lost' } });
+      // The failed turn keeps its signed call with no result; sending it again used to be refused (403).
+      const failed = chat.getSnapshot().thread.messages.at(-1)!;
+      expect(failed).toMatchObject({ role: 'assistant', error: { code: 'run_lost' }, parts: [{ type: 'tool-call', id: 'call_add', signature: expect.any(String) }] });
+      await chat.retry();
+      expect(chat.getSnapshot()).toMatchObject({ status: 'ready', haltReason: 'completed' });
+      const last = chat.getSnapshot().thread.messages.at(-1)!;
+      expect(last.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')).toMatch(/^The sum is (Error: )?No result: this tool call was not completed\./);
+      expect(toolStarts.slice(before)).toEqual([`add:call_add@${a.child.pid}`]);
+    } finally {
+      a.child.kill('SIGKILL');
+      other.child.kill('SIGKILL');
     }
   }, 120_000);
 });

@@ -133,6 +133,10 @@ export class ChatRun {
       const open = new Set(unresolvedCalls(this.fold.messages).map((c) => c.id));
       owed = toolCalls.filter((c) => open.has(c.id));
     }
+    if (owed.length > 0 && this.config.taken) {
+      // A call starts once the step that asked for it is taken by the reader (stored, on a server).
+      if ((await raceAbort(this.config.taken(), this.signal)) === ABORTED) throw new Halt('cancelled');
+    }
     const paused = owed.length > 0 ? await this.settleToolCalls(owed, new Map()) : undefined;
     if (paused) return this.endStep(step, response, paused);
     if (this.config.output && (outputCall || toolCalls.length === 0)) return this.validateOutput(step, response, outputCall);

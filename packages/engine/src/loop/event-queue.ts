@@ -14,6 +14,13 @@ export interface EventQueue<T> extends AsyncIterable<T> {
   end(): void;
   /** Resolves once the queue holds at most `maxBytes` (at once when it does, or when it ended). */
   ready(): Promise<void>;
+  /**
+   * Resolves once every event pushed so far was taken and the reader asks for the next one (or the
+   * queue ended). A reader that pulls the next event only after it stored the last one (a server
+   * writing to its run store) has then stored them all: a tool call starts after this, so a run
+   * continued elsewhere always knows the calls that may have begun.
+   */
+  taken(): Promise<void>;
 }
 
 /**
@@ -40,6 +47,12 @@ export function createEventQueue<T>(onReturn: () => void, options: EventQueueOpt
   let wake: (() => void) | undefined;
   let drained: (() => void) | undefined;
   let draining: Promise<void> | undefined;
+  /** The reader waits for an event (it took every one pushed). */
+  let waiting = false;
+  const takenWaiters: (() => void)[] = [];
+  const allTaken = () => {
+    for (const resolve of takenWaiters.splice(0)) resolve();
+  };
   const notify = () => {
     const w = wake;
     wake = undefined;
@@ -65,6 +78,11 @@ export function createEventQueue<T>(onReturn: () => void, options: EventQueueOpt
       ended = true;
       notify();
       release();
+      allTaken();
+    },
+    taken() {
+      if (ended || (waiting && head === buffer.length)) return Promise.resolve();
+      return new Promise<void>((resolve) => takenWaiters.push(resolve));
     },
     ready() {
       if (ended || bytes <= maxBytes) return Promise.resolve();
@@ -74,7 +92,12 @@ export function createEventQueue<T>(onReturn: () => void, options: EventQueueOpt
     [Symbol.asyncIterator]() {
       return {
         async next(): Promise<IteratorResult<T>> {
-          while (head === buffer.length && !ended) await new Promise<void>((resolve) => (wake = resolve));
+          while (head === buffer.length && !ended) {
+            waiting = true;
+            if (takenWaiters.length > 0) allTaken();
+            await new Promise<void>((resolve) => (wake = resolve));
+            waiting = false;
+          }
           if (head < buffer.length) {
             const value = buffer[head]!;
             bytes -= sizes[head]!;
@@ -98,6 +121,7 @@ export function createEventQueue<T>(onReturn: () => void, options: EventQueueOpt
           head = 0;
           bytes = 0;
           release();
+          allTaken();
           return { value: undefined, done: true };
         },
       };

@@ -19,7 +19,7 @@ export function runChat(config: RunConfig): AsyncIterable<Event> {
     maxBytes: config.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
     sizeOf: eventBytes,
   });
-  void drive({ ...config, model: paced(config.model, queue.ready) }, controller, queue.push, queue.end);
+  void drive({ ...config, model: paced(config.model, queue.ready), taken: queue.taken }, controller, queue.push, queue.end);
   return queue;
 }
 

@@ -37,6 +37,11 @@ export interface RunConfig {
   generateId: () => string;
   /** Fits each request to the model's context window (context/context-policy.ts). */
   context?: ContextPolicy;
+  /**
+   * Resolves once the reader took every event so far and asks for more (event-queue.ts): tool calls
+   * start after it, so their calls are recorded wherever the reader records events before they begin.
+   */
+  taken?: () => Promise<void>;
   /** Bytes of events the run holds for its reader before it stops reading the model (default 256 KiB). */
   maxQueuedBytes?: number;
 }
