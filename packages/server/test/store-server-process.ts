@@ -15,7 +15,8 @@ import { serveOnMockProvider } from './mock-provider-server.ts';
 export type ToInstance = { type: 'commands' } | { type: 'exit' };
 export type FromInstance =
   | { type: 'ready'; port: number }
-  | { type: 'commands'; count: number }
+  /** Commands sent, in all and by name (`evalsha` are the store's Lua writes; `set` a stored value). */
+  | { type: 'commands'; count: number; byName: Record<string, number> }
   /** A tool began (TOOLS=1): the spy of the takeover tests, counted across processes. */
   | { type: 'tool'; name: string; toolCallId: string; pid: number }
   /** SIGTERM handed this many runs over. */
@@ -26,6 +27,7 @@ if (!mockUrl || !process.send) throw new Error('store-server-process.ts is forke
 const leaseMs = Number(process.env.LEASE_MS ?? 15_000);
 
 let commands = 0;
+const byName: Record<string, number> = {};
 let store: RunStore;
 if (process.env.STORE === 'redis') {
   const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
@@ -34,6 +36,7 @@ if (process.env.STORE === 'redis') {
   const sendCommand = redis.sendCommand.bind(redis);
   let inMulti = false;
   redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+    byName[command.name] = (byName[command.name] ?? 0) + 1;
     if (command.name === 'multi') inMulti = true;
     else if (command.name === 'exec') {
       inMulti = false;
@@ -59,7 +62,14 @@ const adder = (name: string, idempotent: boolean) =>
       await new Promise((resolve) => {
         // TOOL_HANG=1: the call lasts until the process is killed or the run aborts it.
         const timer = process.env.TOOL_HANG === '1' ? undefined : setTimeout(resolve, ms);
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve(undefined)), { once: true });
+        signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve(undefined);
+          },
+          { once: true },
+        );
       });
       return a + b;
     },
@@ -87,7 +97,7 @@ process.on('SIGTERM', () => {
 // The parent went away: do not outlive it.
 process.on('disconnect', () => process.exit(0));
 process.on('message', (message: ToInstance) => {
-  if (message.type === 'commands') process.send!({ type: 'commands', count: commands } satisfies FromInstance);
+  if (message.type === 'commands') process.send!({ type: 'commands', count: commands, byName } satisfies FromInstance);
   if (message.type === 'exit') {
     server.closeAllConnections();
     server.close(() => process.exit(0));

@@ -104,6 +104,8 @@ export function createFrontendRuns(options: ParlanceServerOptions): FrontendRuns
   // One context for the adapter's edge and its private app: the edge's requests are never in `admitted`.
   const ctx = createServerContext({
     ...rest,
+    // The AI SDK's and AG-UI's streams have no event that withdraws text (`step-restarted`): no takeover here.
+    takeover: false,
     store,
     run,
     clientOptions,
