@@ -93,7 +93,7 @@ export type {
   ToolErrorPolicy,
   ToolResultInfo,
 } from './options.ts';
-export { ChatSession, SESSION_VERSION, type SessionCallOptions, type SessionRunOptions, type SessionState, type SessionStatus } from './session/session.ts';
+export { ChatSession, SESSION_VERSION, type SessionCallOptions, type SessionRun, type SessionRunOptions, type SessionState, type SessionStatus } from './session/session.ts';
 export { StructuredOutputError, type OutputIssue } from './output/check-output.ts';
 export { OUTPUT_TOOL_NAME, NATIVE_OUTPUT_DIALECTS, pickOutputMode, type OutputMode } from './output/structured-output.ts';
 export { isStandardSchema, resolveSchema, type InferSchemaInput, type InferSchemaOutput, type ResolvedSchema, type SchemaLike } from './tools/schema.ts';

@@ -4,7 +4,7 @@
  * handlers) is passed to each call and never stored, so a session saved mid-approval
  * can be loaded in another process and resumed there.
  */
-import { ParlanceError, createThread, parseThread, type HaltReason, type Thread } from '@parlance/protocol';
+import { ParlanceError, createThread, parseThread, threadAfterRun, type Event, type HaltReason, type Thread } from '@parlance/protocol';
 import { threadFrom, type Engine } from '../engine.ts';
 import { collect, type ChatResult, type PendingCall } from '../loop/result.ts';
 import type { ThreadTrust } from '../trust/thread-trust.ts';
@@ -16,7 +16,21 @@ import type { CallOptions, MessageInput, ResumeInput } from '../options.ts';
  * @example
  * if (session.status === 'awaiting-approval') showApprovals(session.pending);
  */
-export type SessionStatus = 'idle' | 'awaiting-tools' | 'awaiting-approval' | 'awaiting-user' | 'completed' | 'error';
+export type SessionStatus = 'idle' | 'running' | 'awaiting-tools' | 'awaiting-approval' | 'awaiting-user' | 'completed' | 'error';
+
+/**
+ * A run in progress, as its checkpoints recorded it: the thread and decisions it started from and
+ * every event it produced so far (signed, with `trust`). A session saved with one was stopped mid-run
+ * (its process crashed or was stopped); `resume()` goes on from there.
+ *
+ * @example
+ * if (session.toJSON().run) await session.resume(engine);
+ */
+export interface SessionRun {
+  thread: Thread;
+  resume?: ResumeInput;
+  events: Event[];
+}
 
 /**
  * The `ChatSession.toJSON()` format version (`fromJSON` checks it).
@@ -41,6 +55,8 @@ export interface SessionState {
   decisions: ResumeInput;
   haltReason?: HaltReason;
   error?: { code: string; message: string };
+  /** The run in progress (status `running`), recorded at each checkpoint. */
+  run?: SessionRun;
 }
 
 /**
@@ -69,6 +85,26 @@ function statusOf(haltReason: HaltReason): SessionStatus {
   }
 }
 
+/** A saved run in progress, checked: its thread parsed, its events a list. */
+function runOf(raw: SessionRun): SessionRun {
+  if (typeof raw !== 'object' || raw === null || !Array.isArray(raw.events)) throw new ParlanceError('invalid_request', 'A saved session run needs its events');
+  const run: SessionRun = { thread: parseThread(raw.thread), events: raw.events };
+  if (raw.resume) run.resume = raw.resume;
+  return run;
+}
+
+/** The thread with its last assistant message marked as a turn that stopped (its calls are then not owed, see thread-trust). */
+function stoppedTurn(thread: Thread): Thread {
+  const messages = thread.messages.slice();
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant') continue;
+    if (!m.pause && !m.error) messages[i] = { ...m, error: { code: 'unknown', message: 'The run stopped here', retryable: true } };
+    break;
+  }
+  return { ...thread, messages };
+}
+
 function isEmpty(decisions: ResumeInput): boolean {
   return !decisions.toolResults?.length && !decisions.approvals?.length && !decisions.answers?.length;
 }
@@ -83,13 +119,17 @@ export interface SessionRunOptions extends SessionCallOptions {
   trust?: ThreadTrust;
   /** The id of the principal the session belongs to: signatures are issued to it and verified against it. */
   principal?: string;
+  /**
+   * Called at each checkpoint of the run (a model step's `finish`, each tool result, a step's end), with
+   * the session holding the run so far: save `JSON.stringify(session)` here, and a process that stops
+   * mid-run loses at most the step in flight (`resume()` goes on from the saved session). The run waits
+   * for it: a tool call starts only after the checkpoint of the step that asked for it was saved.
+   */
+  onCheckpoint?: (session: ChatSession) => void | Promise<void>;
 }
 
-async function runChecked(engine: Engine, call: CallOptions & { thread: Thread }, trust: ThreadTrust | undefined, principal?: string): Promise<ChatResult> {
-  if (!trust) return engine.chat(call);
-  await trust.verifyThread(call.thread, { principal, ...(call.resume ? { resume: call.resume } : {}) });
-  return collect(trust.signEvents(call.thread, engine.streamChat(call), { principal }));
-}
+/** Events after which a session's run is checkpointed. */
+const CHECKPOINTS: ReadonlySet<Event['type']> = new Set(['finish', 'tool-result', 'step-finish', 'run-paused']);
 
 /**
  * A conversation kept between requests: its thread, what a paused run waits for, and `send` / `continue`; serializable with `toJSON` / `fromJSON`.
@@ -126,6 +166,7 @@ export class ChatSession {
       decisions: raw.decisions ?? {},
       ...(raw.haltReason ? { haltReason: raw.haltReason } : {}),
       ...(raw.error ? { error: raw.error } : {}),
+      ...(raw.run ? { run: runOf(raw.run) } : {}),
     });
   }
 
@@ -184,20 +225,57 @@ export class ChatSession {
    * untrusted as a thread from a browser) and what the run adds is signed.
    */
   async continue(engine: Engine, options: SessionRunOptions = {}): Promise<ChatResult> {
-    const { trust, principal, ...rest } = options;
-    const call: CallOptions & { thread: Thread } = { ...rest, thread: this.state.thread };
-    if (!isEmpty(this.state.decisions)) call.resume = this.state.decisions;
-    return this.apply(await runChecked(engine, call, trust, principal));
+    const run: SessionRun = { thread: this.state.thread, events: [] };
+    if (!isEmpty(this.state.decisions)) run.resume = this.state.decisions;
+    return this.record(engine, run, options);
   }
 
   /** Adds a user message and runs (with `trust`: verified and signed, as `continue`). */
   async send(engine: Engine, message: string | MessageInput, options: SessionRunOptions = {}): Promise<ChatResult> {
-    const { trust, principal, ...rest } = options;
     const input: MessageInput = typeof message === 'string' ? { role: 'user', content: message } : message;
     const thread = this.state.thread;
-    if (!trust) return this.apply(await engine.chat({ ...rest, thread, messages: [input] }));
     const added = threadFrom([input], thread.id).messages;
-    return this.apply(await runChecked(engine, { ...rest, thread: { ...thread, messages: [...thread.messages, ...added] } }, trust, principal));
+    return this.record(engine, { thread: { ...thread, messages: [...thread.messages, ...added] }, events: [] }, options);
+  }
+
+  /**
+   * Goes on with a run that stopped mid-way (a session saved at a checkpoint, status `running`), from its
+   * last checkpoint: a model call it was making is made again, a tool call that may have begun runs again
+   * only if its tool is `idempotent` (else it gets the result "interrupted: not run again"), finished
+   * steps and recorded results are kept. With `trust`, the saved thread, decisions and every tool part
+   * the recorded events added are verified first.
+   */
+  async resume(engine: Engine, options: SessionRunOptions = {}): Promise<ChatResult> {
+    const run = this.state.run;
+    if (!run) throw new ParlanceError('invalid_request', 'This session has no run to resume (it is not running)');
+    return this.record(engine, run, options, true);
+  }
+
+  /** Runs `run` (verified first, unless it goes on from its own checkpoint), recording each checkpoint. */
+  private async record(engine: Engine, run: SessionRun, options: SessionRunOptions, fromCheckpoint = false): Promise<ChatResult> {
+    const { trust, principal, onCheckpoint, ...rest } = options;
+    if (trust) {
+      await trust.verifyThread(run.thread, { principal, ...(run.resume ? { resume: run.resume } : {}) });
+      // A saved run is as untrusted as the thread: every tool part its events added must be signed. Its last
+      // message's calls may be owed (the run stopped in its tool phase): checked as a stopped turn's.
+      if (fromCheckpoint) await trust.verifyThread(stoppedTurn(threadAfterRun(run.thread, run.events)), { principal });
+    }
+    const call: CallOptions & { thread: Thread } = { ...rest, thread: run.thread };
+    if (run.resume) call.resume = run.resume;
+    if (run.events.length > 0) call.checkpoint = { events: run.events, reason: 'takeover' };
+    this.state = { ...this.state, status: 'running', run };
+    const events = engine.streamChat(call);
+    // Signed from where the recorded events left the thread: the signatures of what follows cover the same positions.
+    const signed = trust ? trust.signEvents(run.events.length > 0 ? threadAfterRun(run.thread, run.events) : run.thread, events, { principal }) : events;
+    const session = this;
+    async function* recorded(): AsyncGenerator<Event> {
+      for await (const event of signed) {
+        if (event.type !== 'chat-finish') run.events.push(event);
+        if (onCheckpoint && CHECKPOINTS.has(event.type)) await onCheckpoint(session);
+        yield event;
+      }
+    }
+    return this.apply(await collect(recorded()));
   }
 
   private apply(result: ChatResult): ChatResult {
