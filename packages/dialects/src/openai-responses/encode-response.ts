@@ -65,9 +65,16 @@ function responseObject(options: ResponseEncoderOptions, status: string, output:
     error: null,
     incomplete_details: null,
     instructions: null,
+    // Fields every recorded response object carries (encoder-shape.test.ts); `store` says whether
+    // the provider kept the response, which a stateless encoder does not do.
+    max_output_tokens: null,
     model: options.model ?? 'mock-model',
     output,
     parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    store: false,
+    truncation: 'disabled',
     metadata: {},
     tool_choice: 'auto',
     tools: [],
