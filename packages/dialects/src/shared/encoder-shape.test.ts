@@ -60,7 +60,7 @@ function kindOf(dialect: DialectId, data: Json): string {
     case 'google_gemini': {
       const candidate = data.candidates?.[0];
       const parts: Json[] = candidate?.content?.parts ?? [];
-      const carried = [...new Set(parts.map((p) => (p.functionCall ? 'functionCall' : p.thought ? 'thought' : 'text')))];
+      const carried: string[] = [...new Set(parts.map((p) => (p.functionCall ? 'functionCall' : p.thought ? 'thought' : 'text')))];
       if (candidate?.finishReason) carried.push('finish');
       return `chunk:${carried.join('+')}`;
     }
