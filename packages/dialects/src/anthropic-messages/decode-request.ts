@@ -6,7 +6,8 @@
  *   messages (the encoder sends one block per system text).
  * - Blocks: `text`; `image` / `document` (base64, URL or plain text) -> file parts;
  *   `tool_use` -> tool calls (`caller` kept); `tool_result` -> tool results (`is_error`,
- *   text blocks joined); `thinking` -> reasoning with its signature, `redacted_thinking` ->
+ *   text blocks joined; with image or document blocks a content output, so the files stay
+ *   media); `thinking` -> reasoning with its signature, `redacted_thinking` ->
  *   redacted reasoning holding its data, both in this dialect's providerState so they go
  *   back byte for byte. Other block types (server tools, containers) are refused.
  * - `max_tokens`, `temperature`, `top_p`, `stop_sequences`, `thinking` (enabled with a
@@ -15,7 +16,7 @@
  * - Everything else (`metadata`, `top_k`, `service_tier`, adaptive thinking, server tools,
  *   `disable_parallel_tool_use` ...) stays in `extra`.
  */
-import type { CacheSetting, Message, ModelRequest, Part, ToolChoice } from '@parlance/protocol';
+import type { CacheSetting, Message, ModelRequest, Part, ToolChoice, ToolContentOutput, ToolContentPart } from '@parlance/protocol';
 import { isObject, type JsonObject } from '../shared/json.ts';
 import {
   arrayAt,
@@ -33,6 +34,7 @@ import {
   type RequestDecodeOptions,
 } from '../shared/request-decoding.ts';
 import { DIALECT_KEY } from './mappings.ts';
+import { decodedToolOutput } from '../shared/tool-content.ts';
 
 const KNOWN = ['model', 'messages', 'system', 'max_tokens', 'temperature', 'top_p', 'stop_sequences', 'thinking', 'output_config', 'tools', 'tool_choice', 'stream'];
 
@@ -71,12 +73,25 @@ function sourcePart(block: JsonObject, path: Path): Part {
   return part;
 }
 
-function resultOutput(content: unknown, path: Path): string {
+/**
+ * A `tool_result`'s content: its text, or with image and document blocks (base64 or text
+ * sources) a content output, so their files go on as media, not as JSON text. Other blocks
+ * (URL sources, search results) stay JSON text.
+ */
+function resultOutput(content: unknown, path: Path): string | ToolContentOutput {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
-  return blocksOf(content, path)
-    .map((block, i) => (block.type === 'text' ? stringAt(block.text, [...path, i, 'text']) : JSON.stringify(block)))
-    .join('');
+  const parts = blocksOf(content, path).map((block, i): ToolContentPart => {
+    if (block.type === 'text') return { type: 'text', text: stringAt(block.text, [...path, i, 'text']) };
+    if (block.type === 'image' || block.type === 'document') {
+      const file = sourcePart(block, [...path, i]);
+      if (file.type === 'file' && file.data !== undefined) {
+        return file.filename === undefined ? { type: 'file', mediaType: file.mediaType, data: file.data } : { type: 'file', mediaType: file.mediaType, data: file.data, filename: file.filename };
+      }
+    }
+    return { type: 'text', text: JSON.stringify(block) };
+  });
+  return decodedToolOutput(parts);
 }
 
 function decodeBlock(block: JsonObject, path: Path, assistant: boolean, context: Context): Part {

@@ -8,7 +8,8 @@
  * - Parts: `text` (a `thought` part -> reasoning), `inlineData` / `fileData` -> files,
  *   `functionCall` -> tool calls (ids are Gemini's own when sent, else numbered),
  *   `functionResponse` -> tool results paired with the latest call of that name (or id);
- *   `{ output }` / `{ error }` responses unwrap as the encoder wraps them. Every
+ *   `{ output }` / `{ error }` responses unwrap as the encoder wraps them; `inlineData` in
+ *   its `parts` makes the output a content output (the files stay media). Every
  *   `thoughtSignature` stays on its part in this dialect's providerState (and as the
  *   reasoning's signature), so it goes back where it came from.
  * - `generationConfig`: `maxOutputTokens`, `temperature`, `topP`, `stopSequences`,
@@ -18,8 +19,9 @@
  *   with anything more, other tools (search, code execution), `safetySettings`,
  *   `cachedContent` ... stay in `extra` (the whole object, as the encoder merges shallowly).
  */
-import type { Message, ModelRequest, Part, ReasoningEffort, ThinkingSetting, ToolChoice, ToolDefinition } from '@parlance/protocol';
+import type { Message, ModelRequest, Part, ReasoningEffort, ThinkingSetting, ToolChoice, ToolContentPart, ToolDefinition } from '@parlance/protocol';
 import { isObject, type JsonObject } from '../shared/json.ts';
+import { decodedToolOutput } from '../shared/tool-content.ts';
 import { fromGeminiSchema } from './openapi-schema.ts';
 import {
   arrayAt,
@@ -103,7 +105,10 @@ function decodePart(raw: unknown, path: Path, role: 'user' | 'model', calls: Cal
     const open = calls.byName.get(name) ?? [];
     if (id !== undefined) open.splice(open.indexOf(id) >>> 0, 1);
     else id = open.shift() ?? providerId ?? `result_${name}`;
-    const { output, isError } = responseOutput(part.functionResponse.response);
+    const { output: response, isError } = responseOutput(part.functionResponse.response);
+    // Media in the response (Gemini 3's `functionResponse.parts`): a content output, so it goes on as media.
+    const files = responseFiles(part.functionResponse.parts);
+    const output = files.length > 0 && !isError ? decodedToolOutput([{ type: 'text', text: typeof response === 'string' ? response : JSON.stringify(response) }, ...files]) : response;
     const result: Part = { type: 'tool-result', toolCallId: id, name, output };
     if (isError) result.isError = true;
     return result;
@@ -231,4 +236,13 @@ export function decodeGeminiRequest(input: unknown, options: RequestDecodeOption
   }
   if (Object.keys(extra).length > 0) request.extra = extra;
   return { request, stream: options.stream ?? false };
+}
+
+/** The `inlineData` files of a function response's `parts` (others are not media this protocol carries). */
+function responseFiles(parts: unknown): ToolContentPart[] {
+  if (!Array.isArray(parts)) return [];
+  return parts.flatMap((part): ToolContentPart[] => {
+    const blob = isObject(part) && isObject(part.inlineData) ? part.inlineData : undefined;
+    return blob && typeof blob.mimeType === 'string' && typeof blob.data === 'string' ? [{ type: 'file', mediaType: blob.mimeType, data: blob.data }] : [];
+  });
 }

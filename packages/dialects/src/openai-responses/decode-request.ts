@@ -5,7 +5,8 @@
  * - `instructions` and system/developer messages -> `system`.
  * - `input` (a string, or items): messages (easy or typed; `input_text`, `input_image`,
  *   `input_file`, `output_text`, `refusal`), `function_call` (its item id kept in this
- *   dialect's providerState), `function_call_output`, and `reasoning` items whose summary,
+ *   dialect's providerState), `function_call_output` (with `input_image` / `input_file` data
+ *   URLs in its output: a content output, so the files stay media), and `reasoning` items whose summary,
  *   raw content and `encrypted_content` become reasoning parts that go back as the same item.
  *   Consecutive assistant items form one assistant message.
  * - `max_output_tokens`, `temperature`, `top_p`, `reasoning.effort`, `text.format`
@@ -16,8 +17,9 @@
  *   come from `options.items` / `options.previousMessages` (a gateway with a store resolves
  *   them first); without them they are refused.
  */
-import type { Message, ModelRequest, Part, ReasoningEffort, StructuredOutput, ToolChoice } from '@parlance/protocol';
+import type { Message, ModelRequest, Part, ReasoningEffort, StructuredOutput, ToolChoice, ToolContentOutput, ToolContentPart } from '@parlance/protocol';
 import { definedFields, isObject, type JsonObject } from '../shared/json.ts';
+import { decodedToolOutput, parseBase64DataUrl } from '../shared/tool-content.ts';
 import {
   arrayAt,
   assignDefined,
@@ -107,14 +109,22 @@ function reasoningParts(item: JsonObject, path: Path): Part[] {
   return parts;
 }
 
-function outputText(output: unknown, path: Path): string {
+/**
+ * A tool output item's `output`: its text, or with `input_image` / `input_file` entries carrying
+ * base64 data URLs a content output, so the files go on as media, not as JSON text. Other
+ * entries (file ids, remote URLs) stay JSON text.
+ */
+function outputText(output: unknown, path: Path): string | ToolContentOutput {
   if (typeof output === 'string') return output;
-  return arrayAt(output, path)
-    .map((raw, i) => {
-      const entry = objectAt(raw, [...path, i]);
-      return entry.type === 'input_text' || entry.type === 'output_text' ? stringAt(entry.text, [...path, i, 'text']) : JSON.stringify(entry);
-    })
-    .join('');
+  const parts = arrayAt(output, path).map((raw, i): ToolContentPart => {
+    const entry = objectAt(raw, [...path, i]);
+    if (entry.type === 'input_text' || entry.type === 'output_text') return { type: 'text', text: stringAt(entry.text, [...path, i, 'text']) };
+    const source = entry.type === 'input_image' ? entry.image_url : entry.type === 'input_file' ? entry.file_data : undefined;
+    const file = typeof source === 'string' ? parseBase64DataUrl(source) : undefined;
+    if (file) return typeof entry.filename === 'string' ? { type: 'file', ...file, filename: entry.filename } : { type: 'file', ...file };
+    return { type: 'text', text: JSON.stringify(entry) };
+  });
+  return decodedToolOutput(parts);
 }
 
 function decodeInput(body: JsonObject, system: string[], options: RequestDecodeOptions): Message[] {

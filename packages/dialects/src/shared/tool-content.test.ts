@@ -1,7 +1,7 @@
 // Content tool outputs (text and files, e.g. an MCP screenshot) in every dialect: each body
 // passes the provider's published request schema and the pairing rules, every file's bytes
 // appear only as media (never inside text), and each dialect puts them where its API takes them.
-import type { Message, ModelRequest, ToolContentOutput } from '@parlance/protocol';
+import { toolContentOf, type Message, type ModelRequest, type ToolContentOutput } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
 import { ruleViolations, schemaErrors } from '../../test/handoff-rules.ts';
 import { msg, user } from '../../test/requests.ts';
@@ -186,3 +186,30 @@ describe('where each dialect puts the files', () => {
   });
 });
 
+
+// A gateway reads a request whose tool results hold media: the files stay media on the way to any upstream.
+describe.each([
+  { name: 'Anthropic Messages', dialect: 'anthropic_messages', model: 'claude-sonnet-4-5' },
+  { name: 'Gemini 3', dialect: 'google_gemini', model: 'gemini-3-pro-preview' },
+  { name: 'OpenAI Responses', dialect: 'openai_responses', model: 'gpt-4.1' },
+] as const)('a request with media in a tool result, read by a gateway from $name', ({ dialect, model }) => {
+  // Files every dialect takes somewhere (audio in a user turn, where Gemini puts it, is not every provider's).
+  const media: ToolContentOutput = { type: 'content', content: screenshot.content.filter((p) => p.type === 'text' || ['image/png', 'application/pdf'].includes(p.mediaType)) };
+  const body = encode(dialect, model, thread(media));
+  const decoded = getDialect(dialect).decodeRequest(JSON.parse(JSON.stringify(body)) as Json, { model, stream: true }).request;
+  const output = decoded.messages.flatMap((m) => m.parts).find((p) => p.type === 'tool-result' && p.name === 'screenshot');
+
+  it('is a content output holding the image and the PDF', () => {
+    const content = toolContentOf(output?.type === 'tool-result' ? output.output : undefined);
+    expect(content?.content).toContainEqual(expect.objectContaining({ type: 'file', mediaType: 'image/png', data: PNG }));
+    expect(content?.content).toContainEqual(expect.objectContaining({ type: 'file', mediaType: 'application/pdf', data: PDF }));
+  });
+
+  it.each(TARGETS.map((t) => [t.name, t] as const))('goes on to %s with the image as media', (_, target) => {
+    const upstream = encode(target.dialect, target.model, decoded.messages);
+    for (const { path, value } of holders(upstream, PNG)) {
+      expect([PNG, `data:image/png;base64,${PNG}`], path).toContain(value);
+    }
+    expect(holders(upstream, PNG).length).toBe(1);
+  });
+});

@@ -59,3 +59,15 @@ export function decodeBase64Text(data: string): string {
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return new TextDecoder().decode(bytes);
 }
+
+/** The parts of a tool result read from a request (a gateway): a content output when a file is among them, else their text. */
+export function decodedToolOutput(parts: ToolContentPart[]): string | ToolContentOutput {
+  if (parts.some((part) => part.type === 'file')) return { type: 'content', content: parts };
+  return parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+/** A base64 data URL's media type and data, undefined for anything else. */
+export function parseBase64DataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const match = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s.exec(url);
+  return match ? { mediaType: match[1]!, data: match[2]! } : undefined;
+}
