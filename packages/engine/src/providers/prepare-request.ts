@@ -3,10 +3,13 @@
  * images sent to a text-only model fail here (a typed error, no request made), an
  * effort level the model does not accept is moved to the nearest one it does, and
  * a token limit above the model's maximum is lowered to it, and sampling settings the
- * model rejects (`ModelInfo.sampling`) are left out with a warning. Unknown models pass
- * through untouched: the catalog only ever prevents errors it is sure of.
+ * model rejects (`ModelInfo.sampling`) are left out with a warning. Images a tool returned
+ * (a content output, e.g. an MCP screenshot) to a text-only model are named in a note instead,
+ * with a warning: a user's image the model cannot see is the user's mistake, a tool's is not,
+ * and must not fail every later step of the run. Unknown models pass through untouched: the
+ * catalog only ever prevents errors it is sure of.
  */
-import { ParlanceError, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
+import { ParlanceError, toolContentOf, type ModelRequest, type Part, type ReasoningEffort, type ToolContentPart } from '@parlance/protocol';
 import type { ModelInfo } from '../catalog/catalog.ts';
 
 type Request = Omit<ModelRequest, 'model'>;
@@ -73,9 +76,35 @@ function applySamplingRules(request: Request, info: ModelInfo, warn: (setting: s
   return request;
 }
 
+const isImage = (piece: ToolContentPart): boolean => piece.type === 'file' && piece.mediaType.toLowerCase().startsWith('image/');
+
+/** Images in tool outputs, for a model that takes none: a note in their place, one warning for them all. */
+function toolImagesAsNotes(request: Request, info: ModelInfo, warn: (setting: string, message: string) => void): Request {
+  if (info.input.includes('image')) return request;
+  const name = `${info.provider}:${info.id}`;
+  let left = 0;
+  const part = (p: Part): Part => {
+    const content = p.type === 'tool-result' ? toolContentOf(p.output) : undefined;
+    if (p.type !== 'tool-result' || !content?.content.some(isImage)) return p;
+    const pieces = content.content.map((piece): ToolContentPart => {
+      if (piece.type !== 'file' || !isImage(piece)) return piece;
+      left++;
+      return { type: 'text', text: `[file ${piece.filename ?? piece.mediaType}: not shown, ${name} does not take images]` };
+    });
+    return { ...p, output: { type: 'content', content: pieces } };
+  };
+  const messages = request.messages.map((message) => {
+    const parts = message.parts.map(part);
+    return parts.some((p, i) => p !== message.parts[i]) ? { ...message, parts } : message;
+  });
+  if (left === 0) return request;
+  warn('input', `${name} does not take images: ${left} image(s) from tool results were left out (each named in its result)`);
+  return { ...request, messages };
+}
+
 export function adjustRequest(request: Request, info: ModelInfo, options: AdjustOptions = {}): Request {
   const warn = (setting: string, message: string) => options.onWarning?.({ setting, message });
-  let out = request;
+  let out = toolImagesAsNotes(request, info, warn);
   const thinking = request.thinking;
   if (thinking !== undefined && info.known && info.reasoning !== undefined) {
     if (!info.reasoning || (thinking === false && info.canDisableThinking === false)) {
