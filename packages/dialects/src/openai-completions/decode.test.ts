@@ -383,6 +383,30 @@ describe('content and reasoning shapes', () => {
     const finish = decode(sse(chunk({ content: 'x' }, 'stop'), usageChunk({ prompt_tokens: 100, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36, completion_tokens: 5, total_tokens: 105 }), DONE)).at(-1);
     expect(finish).toMatchObject({ usage: { inputTokens: 100, cacheReadTokens: 64, outputTokens: 5, totalTokens: 105 } });
   });
+
+  // llama.cpp's server: `timings` on the last chunk (the finish chunk, or the usage chunk with include_usage).
+  const timings = { cache_n: 290, prompt_n: 120, prompt_ms: 900, predicted_n: 40, predicted_ms: 2000 };
+  const usage = { prompt_tokens: 410, completion_tokens: 40, total_tokens: 450 };
+  it.each([
+    ['on the usage chunk', sse(chunk({ content: 'x' }, 'stop'), { ...usageChunk(usage), timings }, DONE), { inputTokens: 410, cacheReadTokens: 290, outputTokens: 40 }],
+    ['on the finish chunk, usage after it', sse(chunk({ content: 'x' }, 'stop', { timings }), usageChunk(usage), DONE), { inputTokens: 410, cacheReadTokens: 290, outputTokens: 40 }],
+    ['with no usage at all', sse(chunk({ content: 'x' }, 'stop', { timings }), DONE), { cacheReadTokens: 290 }],
+    ['a cache miss', sse(chunk({ content: 'x' }, 'stop'), { ...usageChunk(usage), timings: { ...timings, cache_n: 0 } }, DONE), { inputTokens: 410, cacheReadTokens: 0 }],
+    [
+      'beside cached_tokens (which wins)',
+      sse(chunk({ content: 'x' }, 'stop'), { ...usageChunk({ ...usage, prompt_tokens_details: { cached_tokens: 288 } }), timings }, DONE),
+      { inputTokens: 410, cacheReadTokens: 288 },
+    ],
+  ])('maps llama.cpp timings.cache_n to cacheReadTokens %s', (_name, text, expected) => {
+    expect(decode(text).at(-1)).toMatchObject({ type: 'finish', usage: expected });
+  });
+
+  it('reads timings.cache_n from a whole (non-streamed) llama.cpp body too', () => {
+    const body = { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'stop' }], usage, timings };
+    const decoder = openaiCompletions.createDecoder();
+    const events = [...(openaiCompletions.replayBody?.(body) ?? []).flatMap((wire) => decoder.push(wire)), ...decoder.end()];
+    expect(events.at(-1)).toMatchObject({ type: 'finish', usage: { inputTokens: 410, cacheReadTokens: 290 } });
+  });
 });
 
 describe('finish reason after tool calls', () => {

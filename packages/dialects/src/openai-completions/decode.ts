@@ -341,9 +341,17 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
     if (usage) state.addUsage(out, usage);
   }
 
-  /** Usage: top level (OpenAI and most), inside the choice (Moonshot), or only in x_groq (older Groq). */
+  /**
+   * Usage: top level (OpenAI and most), inside the choice (Moonshot), or only in x_groq (older Groq).
+   * llama.cpp's server reports its prompt-cache hits only in `timings.cache_n` (the prompt tokens
+   * reused from the KV cache; `prompt_tokens` counts them too), on the last chunk:
+   * https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md
+   */
   function usageOf(chunk: JsonObject, choice: JsonObject | undefined) {
-    return mapUsage(chunk.usage) ?? (choice ? mapUsage(choice.usage) : undefined) ?? (isObject(chunk.x_groq) ? mapUsage(chunk.x_groq.usage) : undefined);
+    const usage = mapUsage(chunk.usage) ?? (choice ? mapUsage(choice.usage) : undefined) ?? (isObject(chunk.x_groq) ? mapUsage(chunk.x_groq.usage) : undefined);
+    const cached = isObject(chunk.timings) ? chunk.timings.cache_n : undefined;
+    if (typeof cached !== 'number' || !Number.isFinite(cached) || cached < 0 || usage?.cacheReadTokens !== undefined) return usage;
+    return { ...usage, cacheReadTokens: cached };
   }
 
   function readWire(out: Event[], wire: WireEvent) {
