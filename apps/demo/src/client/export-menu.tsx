@@ -18,7 +18,7 @@ export function ExportMenu({ threadId, title, disabled }: { threadId: string; ti
   return (
     <details className="export-menu" ref={menu}>
       <summary>Export</summary>
-      <div className="menu" role="group" aria-label="Export this chat">
+      <div className="menu">
         <button type="button" onClick={() => void save('md')}>
           Markdown (.md)
         </button>

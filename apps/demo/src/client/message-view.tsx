@@ -10,6 +10,7 @@ import { useChatStore, useMessage } from '@parlance/react';
 import { useCallback, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
+import { CodeBlock } from './code-block.tsx';
 import { findResult } from './find-result.ts';
 import { formatJson, formatUsage } from './format.ts';
 import { ToolIcon } from './icons.tsx';
@@ -42,8 +43,9 @@ function Reasoning({ part, streaming }: { part: ReasoningPart; streaming: boolea
 
 /** GitHub-flavoured Markdown (tables, strikethrough, task lists), which is what models write. */
 const GFM = [remarkGfm];
-/** Wide tables scroll inside their own box instead of widening the page. */
+/** Code blocks get a Copy button and highlighting; wide tables scroll inside their own box instead of widening the page. */
 const MARKDOWN_COMPONENTS: Components = {
+  pre: CodeBlock,
   table: ({ node, ...props }) => (
     <div className="table-scroll">
       <table {...props} />
