@@ -69,3 +69,45 @@ it('keeps finished runs within maxFinishedBytes: the oldest are evicted and answ
     await redis.quit();
   }
 });
+
+it('claim: of many instances claiming a lapsed run at once exactly one wins, gets the stored events, and fences the last owner out', async () => {
+  const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+  const prefix = `claim${Date.now()}:`;
+  // Ten instances on one Redis, each with its own store (connections), as ten processes would be.
+  const connections = Array.from({ length: 10 }, () => redis.duplicate());
+  const stores = connections.map((connection) => createRedisRunStore({ redis: connection, prefix, limits: { leaseMs: 200 } }));
+  const [first] = stores as [RedisRunStore];
+  try {
+    await first.create({ id: 'c1', requestKey: 'p:c1', createdAt: 0, owner: 'dead' });
+    await first.append('c1', { type: 'step-start', step: 0 }, 0, 'dead');
+    await first.append('c1', { type: 'message-start', messageId: 'm1' }, 1, 'dead');
+    // Alive: nobody may take it; another owner may not write.
+    expect(await first.claim('c1', 'early')).toBeUndefined();
+    await expect(first.append('c1', { type: 'text-delta', id: 't', delta: 'x' }, 2, 'someone-else')).rejects.toMatchObject({ code: 'run_lost' });
+    // The owner stops renewing: after the lease, all claim at once.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const claims = await Promise.all(stores.map((store, i) => store.claim('c1', `owner${i}`)));
+    const won = claims.flatMap((claim, i) => (claim ? [{ claim, i }] : []));
+    expect(won).toHaveLength(1);
+    expect(won[0]!.claim).toEqual({ reason: 'takeover', events: [{ type: 'step-start', step: 0 }, { type: 'message-start', messageId: 'm1' }] });
+    const winner = `owner${won[0]!.i}`;
+    // The last owner was only slow: its writes and renewals are refused from now on; the winner's go on.
+    await expect(first.append('c1', { type: 'text-delta', id: 't', delta: 'late' }, 2, 'dead')).rejects.toMatchObject({ code: 'run_lost' });
+    expect(await first.renewLease('c1', 'dead')).toEqual({ cancelled: true });
+    expect(await first.renewLease('c1', winner)).toEqual({ cancelled: false });
+    expect((await first.append('c1', { type: 'step-restarted', step: 0, messageId: 'm1', reason: 'takeover' }, 2, winner)).seq).toBe(2);
+    // A release hands it over at once (no lease wait), named as a hand-over.
+    await first.release('c1', winner);
+    const handed = await stores[3]!.claim('c1', 'next');
+    expect(handed?.reason).toBe('handover');
+    expect(handed?.events).toHaveLength(3);
+    // A run whose chat-finish is stored is not taken over, even with its lease lapsed: it ends as it is.
+    await first.append('c1', { type: 'chat-finish', haltReason: 'completed', usage: {} }, 3, 'next');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await first.claim('c1', 'late')).toBeUndefined();
+  } finally {
+    for (const store of stores) await store.close();
+    for (const connection of connections) await connection.quit();
+    await redis.quit();
+  }
+});
