@@ -249,7 +249,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       return { cancelled: reply[0] === 1 };
     },
     async claim(runId: string, owner: string) {
-      const reply = await script('claim', [runKey(runId), eventsKey(runId), runningKey], [runId, owner, limits.leaseMs, channel(runId)]);
+      const reply = await script('claim', [runKey(runId), eventsKey(runId), runningKey], [runId, owner, limits.leaseMs, channel(runId), runningTtl]);
       if (reply[0] !== 1) return undefined;
       return { reason: reply[1] === 'handover' ? 'handover' : 'takeover', events: reply.slice(2).map((json) => JSON.parse(String(json)) as Event) };
     },

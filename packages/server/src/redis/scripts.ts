@@ -136,14 +136,17 @@ ${KEEP_FINISHED}
 redis.call('PUBLISH', ARGV[3], 'f')
 return {1}`,
 
-  // KEYS: run, events, running. ARGV: id, owner, leaseMs, channel.
+  // KEYS: run, events, running. ARGV: id, owner, leaseMs, channel, ttlMs.
   // Takes a going run whose lease lapsed (or was released) for a new owner, in one step (one instance wins):
   // returns {1, reason, event JSON...}, or {0} when it is not to be taken (owner alive, ended, chat-finish stored).
+  // The run's keys get a going run's time to live again (the new owner may run it for maxRunMs).
   claim: `${NOW}
 local h = redis.call('HMGET', KEYS[1], 'status', 'lease', 'last', 'handover')
 if h[1] ~= 'running' or tonumber(h[2]) >= now or h[3] == 'f' then return {0} end
 local lease = now + tonumber(ARGV[3])
 redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'lease', lease, 'handover', 0)
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
 redis.call('ZADD', KEYS[3], 'XX', lease, ARGV[1])
 local out = {1, h[4] == '1' and 'handover' or 'takeover'}
 for _, json in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do out[#out + 1] = json end
