@@ -22,6 +22,7 @@ import type { Redis } from 'ioredis';
 import { waitForChange } from '../memory-run-store.ts';
 import { MAX_VALUE_BYTES } from '../memory-values.ts';
 import {
+  type ClaimedRun,
   type CreatedRun,
   DEFAULT_RUN_LIMITS,
   type FollowOptions,
@@ -87,6 +88,10 @@ export interface RedisRunStore extends RunStore {
   health(): Promise<void>;
   /** Closes the store's pub/sub connection (not the client you passed). */
   close(): Promise<void>;
+  /** Takes over a run whose lease lapsed or was released (one Lua script: one instance wins). See `RunStore.claim`. */
+  claim(runId: string, owner: string): Promise<ClaimedRun | undefined>;
+  /** Hands a run over at once (its lease ends now; readers are woken). See `RunStore.release`. */
+  release(runId: string, owner: string): Promise<void>;
 }
 
 type Reply = (string | number | null)[];
