@@ -14,6 +14,7 @@ import {
   errorCodeForStatus,
   isAbortError,
   isErrorCode,
+  LEAN_WIRE_ACCEPT,
   type ModelEntry,
   type ModelsResponseBody,
   ParlanceError,
@@ -62,11 +63,6 @@ export async function request(o: TransportOptions, path: string, init: RequestIn
   throw error;
 }
 
-const json = (body: unknown): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-  body: JSON.stringify(body),
-});
 
 /**
  * Starts a run (`POST {api}/chat`): the run id from `X-Parlance-Run-Id` and the streaming response.
@@ -76,7 +72,8 @@ const json = (body: unknown): RequestInit => ({
  * await readSse(response.body, (event) => console.log(event.type));
  */
 export async function postChat(o: TransportOptions, body: ChatRequestBody, signal?: AbortSignal): Promise<{ runId?: string; response: Response }> {
-  const response = await request(o, '/chat', { ...json(body), signal: signal ?? null });
+  // The lean wire (the protocol's lean-wire.ts): what the store folds, and nothing it would fold away.
+  const response = await request(o, '/chat', { method: 'POST', headers: { 'content-type': 'application/json', accept: LEAN_WIRE_ACCEPT }, body: JSON.stringify(body), signal: signal ?? null });
   return { runId: response.headers.get(RUN_ID_HEADER) ?? undefined, response };
 }
 
@@ -87,7 +84,7 @@ export async function postChat(o: TransportOptions, body: ChatRequestBody, signa
  * const response = await resumeRun({ api: '/api/chat' }, runId, lastEventId);
  */
 export function resumeRun(o: TransportOptions, runId: string, lastEventId?: string, signal?: AbortSignal): Promise<Response> {
-  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  const headers: Record<string, string> = { accept: LEAN_WIRE_ACCEPT };
   if (lastEventId) headers['last-event-id'] = lastEventId;
   return request(o, `/runs/${encodeURIComponent(runId)}/events`, { headers, signal: signal ?? null });
 }

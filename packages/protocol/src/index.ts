@@ -104,4 +104,5 @@ export {
   type QuarantinedMessage,
 } from './thread.ts';
 export { USAGE_KEYS, addUsage, mergeUsage, type Usage } from './usage.ts';
+export { LEAN_WIRE_ACCEPT, WIRE_VERSION, leanWire, wireOf } from './lean-wire.ts';
 export { DELTA_ID_EVERY, formatEventId, formatSseFrame, frameEventId, parseEventId, sendsEventId } from './wire.ts';

@@ -78,9 +78,10 @@ export function sendsEventId(event: Event, sequence: number, firstInResponse: bo
 }
 
 /**
- * The id of a frame as read: its own `id:`, or for a delta sent without one, the id after the
- * previous frame's (`previous`, the last id this reader assigned). Undefined for other frames
- * without an id (out-of-band frames, e.g. a store failure, are not events of the run).
+ * The id of a frame as read: its own `id:`, or for a frame sent without one, the id after the
+ * previous frame's (`previous`, the last id this reader assigned). Undefined for an `error` frame
+ * without an id (out-of-band: a store failure, not an event of the run). Reads both wires: on wire 1
+ * only deltas come without an id; on wire 2 (lean-wire.ts) any event that follows the previous frame's.
  *
  * @example
  * let last: string | undefined;
@@ -88,7 +89,7 @@ export function sendsEventId(event: Event, sequence: number, firstInResponse: bo
  */
 export function frameEventId(id: string | undefined, event: Pick<Event, 'type'>, previous: string | undefined): string | undefined {
   if (id) return id;
-  if (!isDelta(event.type)) return undefined;
+  if (event.type === 'error') return undefined;
   const last = parseEventId(previous);
   return last && formatEventId(last.sequence + 1);
 }

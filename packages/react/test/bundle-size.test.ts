@@ -16,18 +16,24 @@
  * compare-and-set, two localStorage slots and the IndexedDB transaction (~1.2 KB, only the adapter
  * an app imports ships), the conformance checks are a separate entry and not counted.
  *
+ * Then 19 KB for issue #35: the lean SSE wire (wire 2: the protocol's `leanWire`/`wireOf`, which a
+ * server uses; the client sends `LEAN_WIRE_ACCEPT` and reads both wires) and the persistence split
+ * (`definePersistAdapter`, the store without persistence): measured 18.64 -> 18.9 KB for every export.
+ *
  * The second budget is what an app that imports only `useChat` and `useStream` ships (no adapter):
- * 12.6 KB before #34, 15.6 KB after (the store's persistence: merge, sync, run lock, save loop).
+ * 12.6 KB before #34, 15.6 KB after (the store's persistence: merge, sync, run lock, save loop), and
+ * 10.8 KB since #35 moved that persistence behind the adapter (`PersistAdapter.attach`): 13 KB is the
+ * issue's bound (half the AI SDK's `useChat`).
  */
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
 
-const BUDGET = 18.75 * 1024;
-const HOOKS_BUDGET = 15.5 * 1024;
+const BUDGET = 19 * 1024;
+const HOOKS_BUDGET = 13 * 1024;
 
-it('bundles react + client + protocol under 18.75 KB gzipped', async () => {
+it('bundles react + client + protocol under 19 KB gzipped', async () => {
   const result = await build({
     stdin: {
       contents: "export * from '@parlance/react';\nexport * from '@parlance/client';\nexport * from '@parlance/protocol';\n",
@@ -49,7 +55,7 @@ it('bundles react + client + protocol under 18.75 KB gzipped', async () => {
   expect(gzipped).toBeLessThanOrEqual(BUDGET);
 });
 
-it('useChat + useStream alone (no persistence adapter) bundle under 15.5 KB gzipped', async () => {
+it('useChat + useStream alone (no persistence adapter) bundle under 13 KB gzipped: the tab sync and merge come with the adapter', async () => {
   const result = await build({
     stdin: { contents: "export { useChat, useStream } from '@parlance/react';\n", resolveDir: fileURLToPath(new URL('..', import.meta.url)), loader: 'ts' },
     alias: { '@parlance/react': fileURLToPath(new URL('../src/index.ts', import.meta.url)) },
@@ -63,7 +69,7 @@ it('useChat + useStream alone (no persistence adapter) bundle under 15.5 KB gzip
   const gzipped = gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
   console.log(`useChat + useStream: ${result.outputFiles[0]!.contents.length} B minified, ${gzipped} B gzipped (budget ${HOOKS_BUDGET} B)`);
   // The adapters are not in it: an app ships only the one it imports.
-  expect(result.outputFiles[0]!.text).not.toMatch(/objectStore|setItem/);
+  expect(result.outputFiles[0]!.text).not.toMatch(/objectStore|setItem|parlance:run:|BroadcastChannel/);
   expect(gzipped).toBeLessThanOrEqual(HOOKS_BUDGET);
 });
 

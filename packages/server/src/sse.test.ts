@@ -59,4 +59,39 @@ describe('the SSE response', () => {
     expect(frames.map((f) => f.event.type)).toEqual(['text-start', 'text-delta', 'text-delta', 'error']);
     expect(frames.at(-1)).toEqual({ id: undefined, event: { type: 'error', code: 'store_unavailable', message: 'The run store is not available', retryable: true } });
   });
+
+  it('wire 2: leaves out what the client folds away (a run that starts with them too), ids only where a reader cannot count, the same events folded', async () => {
+    const stored: Event[] = [
+      { type: 'step-start', step: 0 },
+      { type: 'message-start', messageId: 'a1', responseId: 'resp_1', model: 'm', provenance: { provider: 'p', model: 'm', dialect: 'openai_completions' } },
+      { type: 'text-start', id: 't' },
+      ...Array.from({ length: 100 }, (_, i) => delta(i)),
+      { type: 'usage', usage: { inputTokens: 5, outputTokens: 100 } },
+      { type: 'text-end', id: 't' },
+      { type: 'finish', finishReason: 'stop', usage: { inputTokens: 5, outputTokens: 100 }, rawFinishReason: 'stop' },
+      { type: 'step-finish', step: 0, finishReason: 'stop', usage: { inputTokens: 5, outputTokens: 100 } },
+      { type: 'chat-finish', haltReason: 'completed', usage: { inputTokens: 5, outputTokens: 100 } },
+    ];
+    async function* follow(): AsyncGenerator<StoredEvent> {
+      for (let seq = 0; seq < stored.length; seq++) {
+        if (seq === 50) await new Promise((resolve) => setTimeout(resolve, 5));
+        yield { seq, event: stored[seq]! };
+      }
+    }
+    const response = sseResponse(follow, { runId: 'run_1', heartbeatMs: 60_000, wire: 2 });
+    expect(response.headers.get('x-parlance-wire')).toBe('2');
+    const body = (await chunks(response)).join('');
+    const frames = parse(body);
+    // Every frame reads the sequence of the event it carries.
+    const sent = stored.flatMap((event, seq) => (['step-start', 'step-finish', 'usage'].includes(event.type) ? [] : [seq]));
+    expect(frames.map((f) => f.id)).toEqual(sent.map(String));
+    expect(frames[0]!.event).toEqual({ type: 'message-start', messageId: 'a1', provenance: { provider: 'p', model: 'm', dialect: 'openai_completions' } });
+    // The first, the 64th (DELTA_ID_EVERY), and the two that follow an event left out.
+    expect(body.match(/^id: \d+/gm)).toEqual(['id: 1', 'id: 64', 'id: 104', 'id: 107']);
+    // Wire 1 sends all of it, in more bytes.
+    const full = (await chunks(sseResponse(follow, { runId: 'run_1', heartbeatMs: 60_000 }))).join('');
+    expect(parse(full)).toHaveLength(stored.length);
+    expect(body.length).toBeLessThan(full.length - 250);
+  });
 });
+

@@ -4,7 +4,7 @@
  * heartbeat comment so proxies and load balancers keep the connection open, and
  * the headers that stop proxies from buffering or compressing the stream.
  */
-import { errorEvent, formatEventId, formatSseFrame, ParlanceError, sendsEventId } from '@parlance/protocol';
+import { errorEvent, formatEventId, formatSseFrame, leanWire, ParlanceError, sendsEventId } from '@parlance/protocol';
 import type { StoredEvent } from './run-store.ts';
 
 /**
@@ -43,6 +43,8 @@ export interface SseOptions {
   onError?: (error: unknown) => void;
   /** Called when the client goes away (the run itself goes on). */
   onClose?: () => void;
+  /** The SSE wire the client asked for (`wireOf(accept)`): 1 (default), or 2, lean (the protocol's lean-wire.ts). */
+  wire?: 1 | 2;
 }
 
 /** A coalesced chunk stops growing at about this many characters. */
@@ -70,6 +72,7 @@ export function sseResponse(
   let first = true;
   /** An event asked for while coalescing that had not arrived by the end of the turn: the next pull's. */
   let pending: Promise<IteratorResult<StoredEvent>> | undefined;
+  const lean = options.wire === 2 ? leanWire() : undefined;
   const stop = () => {
     if (closed) return;
     closed = true;
@@ -96,20 +99,29 @@ export function sseResponse(
       // first token); a chunk is bounded (COALESCE_BYTES).
       let text = '';
       const frame = ({ seq, event }: StoredEvent) => {
-        text += formatSseFrame(event, sendsEventId(event, seq, first) ? formatEventId(seq) : undefined);
+        if (!lean) text += formatSseFrame(event, sendsEventId(event, seq, first) ? formatEventId(seq) : undefined);
+        else {
+          const out = lean.frame(event, seq);
+          if (!out) return;
+          text += formatSseFrame(out.event, out.id ? formatEventId(seq) : undefined);
+        }
         first = false;
       };
       try {
-        const next = await (pending ?? events.next());
-        pending = undefined;
-        if (closed) return;
-        if (next.done) {
-          stop();
-          stream.close();
-          return;
+        let sendAtOnce = first;
+        // Until a frame is written: wire 2 leaves some events out.
+        while (text === '') {
+          const next = await (pending ?? events.next());
+          pending = undefined;
+          if (closed) return;
+          if (next.done) {
+            stop();
+            stream.close();
+            return;
+          }
+          sendAtOnce = first;
+          frame(next.value);
         }
-        const sendAtOnce = first;
-        frame(next.value);
         if (!sendAtOnce) {
           const turn = new Promise<typeof TURN>((resolve) => afterTurn(() => resolve(TURN)));
           while (text.length < COALESCE_BYTES) {
@@ -145,5 +157,6 @@ export function sseResponse(
       void events.return?.();
     },
   });
-  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...options.headers, 'X-Parlance-Run-Id': options.runId } });
+  const wire: Record<string, string> = lean ? { 'X-Parlance-Wire': '2' } : {};
+  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...options.headers, ...wire, 'X-Parlance-Run-Id': options.runId } });
 }

@@ -22,7 +22,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { Chat } from '@ai-sdk/react';
 import { ChatStore } from '@parlance/client';
-import type { Message } from '@parlance/protocol';
+import { LEAN_WIRE_ACCEPT, type Message } from '@parlance/protocol';
 import { type MockScript, serveMockProvider } from '@parlance/testing';
 import { DefaultChatTransport, type UIMessage } from 'ai';
 import { bundleSizes } from './bundle-size.ts';
@@ -107,7 +107,9 @@ async function chat(url: string, system: System, wire: Wire, model: string, opti
         ? { id: `th_${id}`, model, wire, trigger: 'submit-message', messages: [...priorUi(prior), { id: `u_${id}`, role: 'user', parts: [{ type: 'text', text: 'Hello' }] }] }
         : { model, wire, messages: [...Array.from({ length: prior }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', text: `earlier message ${i}` })), { role: 'user', text: 'Hello' }] };
   const start = performance.now();
-  const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  // Parlance's client asks for the lean wire (LEAN_WIRE_ACCEPT), as @parlance/client's postChat does.
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(system === 'parlance' ? { accept: LEAN_WIRE_ACCEPT } : {}) };
+  const init = { method: 'POST', headers, body: JSON.stringify(body) };
   let response: Response;
   try {
     response = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });

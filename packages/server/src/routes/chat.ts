@@ -3,7 +3,7 @@
  * request is checked in order: body, client options, thread, the trust boundary (signatures, no
  * client system messages), the model and its allow-list; then the run starts (`chat-run.ts`).
  */
-import { createThread, type Message, ParlanceError, parseThread, type Thread } from '@parlance/protocol';
+import { createThread, type Message, ParlanceError, parseThread, type Thread, wireOf } from '@parlance/protocol';
 import { Hono } from 'hono';
 import { startChatRun } from '../chat-run.ts';
 import { errorResponse, refusal } from '../error-response.ts';
@@ -63,7 +63,7 @@ export function chatRoutes(ctx: ServerContext): Hono<any, any, any> {
       return errorResponse(403, 'permission', `You may not use model "${model}"`);
     }
     const runId = await startChatRun(ctx, c, { body, thread, model, principal, trust });
-    return sseResponse((signal) => store.follow(runId, -1, signal, followOptions(ctx, c)), { runId, heartbeatMs, onError: (error) => ctx.reportError(error, { runId }) });
+    return sseResponse((signal) => store.follow(runId, -1, signal, followOptions(ctx, c)), { runId, heartbeatMs, wire: wireOf(c.req.header('accept')), onError: (error) => ctx.reportError(error, { runId }) });
   });
 
   return app;

@@ -3,7 +3,7 @@
  * live; `POST /runs/:runId/cancel` aborts it upstream (it ends with chat-finish 'cancelled').
  * A run is only found by the principal that started it; another's run is a 404 too.
  */
-import { type CancelResponseBody, parseEventId } from '@parlance/protocol';
+import { type CancelResponseBody, parseEventId, wireOf } from '@parlance/protocol';
 import { type Context, Hono } from 'hono';
 import { principalOf } from '../edge/caller.ts';
 import { errorResponse } from '../error-response.ts';
@@ -58,7 +58,7 @@ export function runsRoutes(ctx: ServerContext): Hono<any, any, any> {
     if (after >= 0 && run.status === 'finished' && !(await hasEvent(runId, after))) {
       return errorResponse(400, 'invalid_request', `Run "${runId}" has no event ${after}`);
     }
-    return sseResponse((signal) => store.follow(runId, after, signal, followOptions(ctx, c)), { runId, heartbeatMs, onError: (error) => ctx.reportError(error, { runId }) });
+    return sseResponse((signal) => store.follow(runId, after, signal, followOptions(ctx, c)), { runId, heartbeatMs, wire: wireOf(c.req.header('accept')), onError: (error) => ctx.reportError(error, { runId }) });
   });
 
   app.post('/runs/:runId/cancel', edge, async (c) => {
