@@ -200,13 +200,15 @@ export function decodeDialectText(spec: ClientDialect, text: string | Uint8Array
   const decoder = spec.createDecoder(options);
   const out: Event[] = [];
   let finished = false;
-  let wires: WireEvent[];
+  let wires: WireEvent[] = [];
+  let broken: string | undefined;
   if (spec.createByteFramer) {
     const bytes = spec.createByteFramer();
     try {
-      wires = [...bytes.push(typeof text === 'string' ? new TextEncoder().encode(text) : text), ...bytes.flush()];
+      wires = bytes.push(typeof text === 'string' ? new TextEncoder().encode(text) : text);
+      wires.push(...bytes.flush());
     } catch (error) {
-      return decoder.fail({ code: 'invalid_response', message: error instanceof Error ? error.message : String(error), retryable: false });
+      broken = error instanceof Error ? error.message : String(error);
     }
   } else {
     const framer = createFramer(spec.framing);
@@ -220,6 +222,6 @@ export function decodeDialectText(spec: ClientDialect, text: string | Uint8Array
     }
     if (finished) return out;
   }
-  out.push(...decoder.end());
+  out.push(...(broken === undefined ? decoder.end() : decoder.fail({ code: 'invalid_response', message: broken, retryable: false })));
   return out;
 }

@@ -34,6 +34,13 @@ const PROVIDERS = {
   zai: 'zai',
 };
 
+/**
+ * The clouds' tables, each written beside its provider (`src/clouds/<id>/models.json`) so the main
+ * catalog, which every app bundles, does not grow with them. Claude on Vertex is priced as on
+ * Anthropic's API (Vertex lists the same global prices), under Vertex's `model@date` ids.
+ */
+const CLOUDS = { azure: ['azure-openai-responses'], bedrock: ['amazon-bedrock'], vertex: ['google-vertex', 'anthropic'] };
+
 const EFFORTS = ['minimal', 'low', 'medium', 'high', 'xhigh'];
 const DEFAULT_EFFORTS = ['minimal', 'low', 'medium', 'high'];
 
@@ -64,6 +71,30 @@ try {
     providers[ours] = entries;
   }
 
+  const count2 = writeCatalog(out, providers);
+  console.log(`wrote ${count} models from ${Object.keys(providers).length} providers to ${out} (${count2} bytes)`);
+  for (const [cloud, sources] of Object.entries(CLOUDS)) {
+    const entries = {};
+    for (const source of sources) {
+      const models = MODELS[source];
+      if (!models) throw new Error(`${PACKAGE}@${VERSION} has no provider "${source}"`);
+      for (const id of Object.keys(models).sort()) {
+        if (source === 'anthropic') {
+          // Vertex names Claude snapshots `claude-sonnet-4-5@20250929`; the alias stays as it is.
+          entries[id.replace(/-(\d{8})$/, '@$1')] = compact(models[id]);
+        } else entries[id] = compact(models[id]);
+      }
+    }
+    const file = join(here, '..', 'src', 'clouds', cloud, 'models.json');
+    const bytes = writeCatalog(file, { [cloud]: Object.fromEntries(Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : 1))) });
+    console.log(`wrote ${Object.keys(entries).length} ${cloud} models to ${file} (${bytes} bytes)`);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** Writes one catalog file, one model per line (small, and a diff shows exactly which models changed). */
+function writeCatalog(file, providers) {
   const json = {
     source: `${PACKAGE}@${VERSION} dist/models.generated.js (models.dev data, MIT)`,
     format:
@@ -72,7 +103,6 @@ try {
       '$: USD per million tokens [input, output, cache read, cache write]',
     providers,
   };
-  // One model per line: small, and a diff shows exactly which models changed.
   const lines = ['{'];
   lines.push(`  "source": ${JSON.stringify(json.source)},`);
   lines.push(`  "format": ${JSON.stringify(json.format)},`);
@@ -89,10 +119,8 @@ try {
   lines.push('  }', '}', '');
   const text = lines.join('\n');
   JSON.parse(text);
-  writeFileSync(out, text);
-  console.log(`wrote ${count} models from ${names.length} providers to ${out} (${text.length} bytes)`);
-} finally {
-  rmSync(work, { recursive: true, force: true });
+  writeFileSync(file, text);
+  return text.length;
 }
 
 function compact(model) {

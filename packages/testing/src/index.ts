@@ -25,3 +25,6 @@ export {
   type WireHttpError,
 } from './wire/index.ts';
 export { mockAzureServer, type MockAzureOptions } from './clouds/azure.ts';
+export { converseStreamEvents, mockBedrockServer, type MockBedrockOptions } from './clouds/bedrock.ts';
+export { encodeEventStreamMessage } from './clouds/event-stream-encoder.ts';
+export { verifySigV4, type SigV4VerifierOptions } from './clouds/sigv4-verifier.ts';

@@ -70,7 +70,13 @@ export const UNKNOWN_MODEL_DEFAULTS = {
   input: ['text', 'image'] as InputModality[],
 } as const;
 
-interface CompactEntry {
+/**
+ * One model in a catalog file, compact (see `models.json`'s `format`): context, max output, images, reasoning, prices.
+ *
+ * @example
+ * const entry: CatalogEntry = { c: 128_000, o: 4_096, img: 1, $: [0.8, 3.2] };
+ */
+export interface CatalogEntry {
   c: number;
   o: number;
   img?: number;
@@ -80,10 +86,10 @@ interface CompactEntry {
   $?: number[];
 }
 
-const PROVIDERS = (catalog as { providers: Record<string, Record<string, CompactEntry>> }).providers;
+const PROVIDERS = (catalog as { providers: Record<string, Record<string, CatalogEntry>> }).providers;
 const DEFAULT_EFFORTS: ReasoningEffort[] = ['minimal', 'low', 'medium', 'high'];
 
-function expand(provider: string, id: string, entry: CompactEntry): ModelInfo {
+function expand(provider: string, id: string, entry: CatalogEntry): ModelInfo {
   const info: ModelInfo = {
     provider,
     id,
@@ -108,14 +114,25 @@ function expand(provider: string, id: string, entry: CompactEntry): ModelInfo {
   return info;
 }
 
-function find(table: Record<string, CompactEntry>, id: string): [string, CompactEntry] | undefined {
+/**
+ * A provider's models by id, in the catalog's compact form: what a cloud provider ships beside itself.
+ *
+ * @example
+ * const table: CatalogTable = { 'amazon.nova-pro-v1:0': { c: 300_000, o: 8_192, img: 1, $: [0.8, 3.2] } };
+ */
+export type CatalogTable = Record<string, CatalogEntry>;
+
+function find(table: CatalogTable, id: string): [string, CatalogEntry] | undefined {
   const exact = table[id];
   if (exact) return [id, exact];
   const lower = id.toLowerCase();
   for (const [key, entry] of Object.entries(table)) if (key.toLowerCase() === lower) return [key, entry];
-  // A dated snapshot ('gpt-4o-2024-08-06', 'claude-sonnet-4-5-20250929') of a listed alias.
-  const undated = id.replace(/-(\d{4}-\d{2}-\d{2}|\d{8})$/, '');
+  // A dated snapshot ('gpt-4o-2024-08-06', 'claude-sonnet-4-5-20250929', Vertex's 'claude-sonnet-4-5@20250929') of a listed alias.
+  const undated = id.replace(/[-@](\d{4}-\d{2}-\d{2}|\d{8})$/, '');
   if (undated !== id && table[undated]) return [undated, table[undated]];
+  // A Bedrock cross-region inference profile ('us.', 'eu.', 'apac.', 'global.') of a listed model.
+  const local = id.replace(/^(us|eu|apac|au|jp|ca|us-gov|global)\./, '');
+  if (local !== id) return find(table, local);
   return undefined;
 }
 
@@ -128,7 +145,17 @@ function find(table: Record<string, CompactEntry>, id: string): [string, Compact
  * if (info.input.includes('image')) allowUploads();
  */
 export function getModelInfo(provider: string, modelId: string, catalogProvider: string = provider): ModelInfo {
-  const table = PROVIDERS[catalogProvider];
+  return modelInfoFromTable(provider, modelId, PROVIDERS[catalogProvider]);
+}
+
+/**
+ * Looks a model up in a table of its own (a cloud's `models.json`), with the same rules as the catalog:
+ * dated snapshots find their alias, a cross-region profile its model; unknown models get the defaults.
+ *
+ * @example
+ * modelInfoFromTable('bedrock', 'us.amazon.nova-pro-v1:0', { 'amazon.nova-pro-v1:0': { c: 300_000, o: 8_192, $: [0.8, 3.2] } }).pricing; // { input: 0.8, output: 3.2 }
+ */
+export function modelInfoFromTable(provider: string, modelId: string, table: CatalogTable | undefined): ModelInfo {
   const hit = table ? find(table, modelId) : undefined;
   if (hit) return { ...expand(provider, modelId, hit[1]) };
   return {

@@ -15,7 +15,7 @@ import {
   type Provenance,
   type Usage,
 } from '@parlance/protocol';
-import { computeCost, getModelInfo, type ModelInfo } from '../catalog/catalog.ts';
+import { computeCost, getModelInfo, modelInfoFromTable, type ModelInfo } from '../catalog/catalog.ts';
 import { decodeResponse, decodeWholeResponse } from '../transport/decode-response.ts';
 import { redact } from '../transport/redact.ts';
 import { createTransport } from '../transport/transport.ts';
@@ -26,7 +26,9 @@ import type { ModelContext, ProviderDefinition, ProviderModel, ProviderSettings 
 
 /** The catalog's entry with the definition's own corrections on top. */
 export function modelInfoFor(definition: ProviderDefinition, modelId: string): ModelInfo {
-  const info = getModelInfo(definition.id, modelId, definition.catalog ?? definition.id);
+  const info = definition.catalogTable
+    ? modelInfoFromTable(definition.id, modelId, definition.catalogTable)
+    : getModelInfo(definition.id, modelId, definition.catalog ?? definition.id);
   const override = definition.models?.[modelId];
   return override ? { ...info, ...override, known: true } : info;
 }

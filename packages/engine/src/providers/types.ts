@@ -6,7 +6,7 @@
  */
 import type { ClientDialect, DecoderOptions, DialectId } from '@parlance/dialects';
 import type { Event, LanguageModel, ModelRequest } from '@parlance/protocol';
-import type { ModelInfo } from '../catalog/catalog.ts';
+import type { CatalogTable, ModelInfo } from '../catalog/catalog.ts';
 import type { ErrorBodyParser } from '../transport/http-error.ts';
 import type { Transport, ProviderTransportOptions } from '../transport/transport.ts';
 
@@ -117,6 +117,8 @@ export interface ProviderDefinition {
   parseError?: ErrorBodyParser;
   /** The catalog table holding this provider's models (default: the id). */
   catalog?: string;
+  /** A table of this provider's own, used instead of the built-in catalog (a cloud's `models.json`, bundled only with it). */
+  catalogTable?: CatalogTable;
   /** Models to add to, or correct in, the catalog. */
   models?: Record<string, ModelCatalogEntry>;
 }
