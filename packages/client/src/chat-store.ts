@@ -5,7 +5,7 @@
  * a list re-renders only the message that changed. Options are read at call time.
  */
 import { ParlanceError, createThread, forkAt, siblingsOf, switchBranch, type Message, type Part, type Siblings, type Thread } from '@parlance/protocol';
-import type { Persistence, PersistenceHost } from './chat-persistence.ts';
+import type { AttachPersistence, Persistence, PersistenceHost } from './chat-persistence.ts';
 import { chatReducer, initialChatState, runInput, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
 import type { PersistAdapter } from './persist.ts';
 import { noPersistence, unattachedPersistence } from './no-persistence.ts';
@@ -125,7 +125,8 @@ export class ChatStore extends Store<ChatState> {
     if (this.#persistence) return this.#persistence;
     const { persist } = this.options;
     if (!persist) return noPersistence;
-    return (this.#persistence = persist.attach ? persist.attach(this.#host) : unattachedPersistence(this.#host));
+    const attach = persist.attach as AttachPersistence | undefined;
+    return (this.#persistence = attach ? attach(this.#host) : unattachedPersistence(this.#host));
   }
 
   setOptions(options: ChatOptions): void {

@@ -13,7 +13,6 @@
  * `conflict`, re-reads, merges by message id (merge.ts) and saves again. Deleting leaves a
  * tombstone with a higher revision, which no stale save can write over.
  */
-import type { AttachPersistence } from './chat-persistence.ts';
 import { ParlanceError, createThread, parseThreadLenient, type ErrorPayload, type Message, type QuarantinedMessage, type Thread } from '@parlance/protocol';
 
 /**
@@ -131,8 +130,9 @@ export interface PersistAdapter {
    * hearing other tabs, the cross-tab run lock. `definePersistAdapter` sets it (the built-in adapters
    * have it). `ChatStore` ships none of that code itself, so an app that persists nothing does not
    * download it; a store given an adapter without it reports an `invalid_request` error and saves nothing.
+   * Its type is `AttachPersistence` (chat-persistence.ts, which imports this file: named loosely here).
    */
-  attach?: AttachPersistence;
+  attach?: (host: never) => unknown;
 }
 
 /**
