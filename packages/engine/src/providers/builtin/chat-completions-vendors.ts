@@ -125,7 +125,10 @@ export const fireworks = defineProvider({
   baseURL: 'https://api.fireworks.ai/inference/v1',
   auth: { env: 'FIREWORKS_API_KEY' },
   dialect: 'openai_completions',
-  // Reasoning taken back: no documented reasoning input (https://docs.fireworks.ai/api-reference/post-chatcompletions).
+  // Reasoning taken back: none. Its reasoning guide documents `reasoning_content` on output only
+  // (https://docs.fireworks.ai/guides/reasoning); the chat API reference names no input for it
+  // (https://docs.fireworks.ai/api-reference/post-chatcompletions). Third-party gateways mention a
+  // `reasoning_history: "preserved"` request switch that neither page documents: not relied on.
   acceptsReasoning: [],
 });
 
