@@ -1,10 +1,12 @@
 /**
  * The gateway's configuration, checked once at start (never at import: a route file may build the
- * gateway at module scope): every gateway key of a `staticKeys` table (see `gatewayKeyProblems`).
+ * gateway at module scope): every gateway key of a `staticKeys` table (see `gatewayKeyProblems`) and
+ * the weights of every balanced route.
  * The same message and error as the chat server's `checkConfig`.
  */
 import { configError } from '../check-config.ts';
 import type { GatewayOptions } from './options.ts';
+import { balanceProblem } from './routing.ts';
 
 /**
  * Everything wrong with the gateway's configuration, one sentence each (empty when none). Keys of an
@@ -16,9 +18,15 @@ import type { GatewayOptions } from './options.ts';
  * // ['Gateway key 1 (principal "a") is 5 characters long: a gateway key must be at least 16 (openssl rand -hex 16)']
  * ```
  */
-export function gatewayConfigProblems(options: Pick<GatewayOptions, 'authorize'>): string[] {
+export function gatewayConfigProblems(options: Pick<GatewayOptions, 'authorize'> & { routes?: GatewayOptions['routes'] }): string[] {
   const problems = (options.authorize as { keyProblems?: readonly string[] }).keyProblems;
-  return Array.isArray(problems) ? [...problems] : [];
+  const out = Array.isArray(problems) ? [...problems] : [];
+  // A balanced route with unusable weights would answer every call 404 (its model cannot be built).
+  for (const [name, route] of Object.entries(options.routes ?? {})) {
+    const problem = typeof route === 'object' && route !== null && 'balance' in route ? balanceProblem(route.balance) : undefined;
+    if (problem) out.push(`Route "${name}" ${problem}`);
+  }
+  return out;
 }
 
 /**
@@ -32,7 +40,7 @@ export function gatewayConfigProblems(options: Pick<GatewayOptions, 'authorize'>
  * serve({ fetch: createGateway(options).fetch, port: 8787 });
  * ```
  */
-export function checkGatewayConfig(options: Pick<GatewayOptions, 'authorize'>): void {
+export function checkGatewayConfig(options: Pick<GatewayOptions, 'authorize'> & { routes?: GatewayOptions['routes'] }): void {
   const problems = gatewayConfigProblems(options);
   if (problems.length > 0) throw configError(problems);
 }
