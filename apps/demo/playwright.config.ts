@@ -51,7 +51,7 @@ export default defineConfig({
     { name: 'desktop' },
     {
       name: 'phone',
-      testMatch: /(layout|survives|follow|serve|regenerate|icons|stream-table|stopped-usage)\.spec\.ts$/,
+      testMatch: /(layout|survives|follow|serve|regenerate|icons|stream-table|stopped-usage|not-saved|export|settings|code-block)\.spec\.ts$/,
       use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 },
     },
   ],

@@ -10,6 +10,8 @@ import { useEffect, useState } from 'react';
 import { Chat } from './chat.tsx';
 import { ExportMenu } from './export-menu.tsx';
 import { MenuIcon, PencilIcon, TrashIcon } from './icons.tsx';
+import { loadSettings, saveSettings, toClientOptions } from './model-settings.ts';
+import { SettingsPanel } from './settings-panel.tsx';
 import { ThreadSearch } from './thread-search.tsx';
 import { deleteThread, newThreadId, onTitlesChange, openThread, persist, renameThread, savedModel, saveModel, threadFromHash, threadTitles } from './threads.ts';
 
@@ -167,6 +169,7 @@ export function App() {
   const [chosen, setChosen] = useState(savedModel);
   const [drawer, setDrawer] = useState(false);
   const [titles, setTitles] = useState(threadTitles);
+  const [settings, setSettings] = useState(loadSettings);
   // A rename in another tab (the thread list itself refetches on its own: useThreads hears saves and deletions).
   useEffect(() => onTitlesChange(() => setTitles(threadTitles())), []);
   const list = models.data ?? [];
@@ -184,6 +187,14 @@ export function App() {
           </button>
           <h1 title={title}>{title}</h1>
           <ExportMenu threadId={threadId} title={title} disabled={!thread.data?.messages.length} />
+          <SettingsPanel
+            settings={settings}
+            reasoning={list.find((m) => m.id === model)?.capabilities?.reasoning === true}
+            onChange={(next) => {
+              setSettings(next);
+              saveSettings(next);
+            }}
+          />
           <ModelPicker
             models={list}
             value={model}
@@ -198,7 +209,7 @@ export function App() {
             Could not load the models: {(models.error as Error).message}
           </div>
         )}
-        <Chat key={threadId} threadId={threadId} model={model} onNewChat={() => open(newThreadId())} />
+        <Chat key={threadId} threadId={threadId} model={model} options={toClientOptions(settings).options} onNewChat={() => open(newThreadId())} />
       </main>
     </div>
   );

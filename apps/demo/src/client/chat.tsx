@@ -41,8 +41,9 @@ function versionsOf(thread: Thread): Map<string, Siblings> {
   return out;
 }
 
-export function Chat({ threadId, model, onNewChat }: { threadId: string; model: string | undefined; onNewChat: () => void }) {
-  const chat = useChat({ api: '/api', threadId, persist, ...(model ? { model } : {}) });
+export function Chat({ threadId, model, options, onNewChat }: { threadId: string; model: string | undefined; options?: Record<string, unknown>; onNewChat: () => void }) {
+  // `options`: the model settings (settings-panel.tsx), sent with each request when any is set.
+  const chat = useChat({ api: '/api', threadId, persist, ...(model ? { model } : {}), ...(options && Object.keys(options).length ? { options } : {}) });
   const ids = useThreadMessageIds(chat.store);
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState('');
