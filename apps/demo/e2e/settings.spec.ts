@@ -6,7 +6,7 @@ import { answered, lastAnswerText, send } from './helpers.ts';
 
 test.beforeEach(async ({ page }) => {
   await page.goto('/');
-  await expect(page.getByRole('combobox', { name: /Model/ })).toHaveValue('demo:mock');
+  await expect(page.locator('.model-picker select')).toHaveValue('demo:mock');
 });
 
 /** Opens the settings panel (a click on its button would close it when open). */

@@ -16,7 +16,7 @@ export function ExportMenu({ threadId, title, disabled }: { threadId: string; ti
   };
   if (disabled) return null;
   return (
-    <details className="export-menu" ref={menu}>
+    <details className="header-menu export-menu" ref={menu}>
       <summary>Export</summary>
       <div className="menu">
         <button type="button" onClick={() => void save('md')}>

@@ -24,7 +24,7 @@ export function SettingsPanel({ settings, onChange, reasoning }: { settings: Mod
   const { errors } = toClientOptions(settings);
   const changed = Object.values(toClientOptions(settings).options).length;
   return (
-    <details className="export-menu settings-menu">
+    <details className="header-menu settings-menu">
       <summary>Settings{changed ? ` (${changed})` : ''}</summary>
       <form className="menu settings-form" aria-label="Model settings" onSubmit={(e) => e.preventDefault()}>
         {FIELDS.map(({ field, label }) => {
