@@ -30,6 +30,7 @@ import type { GatewayEdge } from './edge.ts';
 import { mountEmbeddings } from './embeddings.ts';
 import { callerDialect, geminiCaller, mountNotFound } from './not-found.ts';
 import { mountOllamaGenerate } from './ollama-generate.ts';
+import { createSpendTracker } from './spend.ts';
 import { createResponsesState, itemNamer } from './responses-state.ts';
 import { createRouter, dialectsOf } from './routing.ts';
 import { mountTokenCounts } from './token-counts.ts';
@@ -57,6 +58,15 @@ export type { GatewayFinish, GatewayOptions } from './options.ts';
 export function createGateway(options: GatewayOptions): Hono {
   const router = createRouter(options.routes, { providers: { retry: false, ...options.providers }, allowProviderModels: options.allowProviderModels === true });
   const limiter = createWindowLimiter();
+  const spend = createSpendTracker();
+  // Each finished call's cost counts toward its key's budget, then the user's report runs.
+  const answerOptions: GatewayOptions = {
+    ...options,
+    onFinish: (finish) => {
+      spend.add(finish.principal, finish.usage.cost);
+      return options.onFinish?.(finish);
+    },
+  };
   const responsesState = createResponsesState(options.store);
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
   // The server's edge, answering in the caller's format. The rate limit is not in it: the gateway
@@ -88,6 +98,11 @@ export function createGateway(options: GatewayOptions): Hono {
   /** The key's allow-list and rate limit for a model name: undefined to go on, else the caller's 403/429. */
   async function permit(c: Context, dialect: Dialect, principal: GatewayPrincipal, name: string): Promise<Response | undefined> {
     if (!(await allowed(principal, name))) return errorResponse(dialect, 'permission', `This key may not use the model "${shown(name)}"`, 403);
+    const overBudget = spend.refusal(principal);
+    if (overBudget) {
+      const retryAfter = String(overBudget.retryAfterSeconds);
+      return errorResponse(dialect, 'rate_limited', `This key has used its budget of $${overBudget.budget.usd} for this period; retry after ${retryAfter}s`, 429, { 'retry-after': retryAfter });
+    }
     const limited = options.rateLimit
       ? await options.rateLimit(principal, c.req.raw)
       : (() => {
@@ -136,7 +151,7 @@ export function createGateway(options: GatewayOptions): Hono {
       call.responseId = responseId;
       call.keep = { name: itemNamer(responseId), done: (events) => void responsesState.keep(principal, responseId, request.messages, events) };
     }
-    return answer(call, options);
+    return answer(call, answerOptions);
   }
 
   const route = (path: string, id: DialectId) => app.post(path, guard, (c) => handle(c, getDialect(id)));

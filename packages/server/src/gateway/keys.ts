@@ -19,6 +19,8 @@ export interface GatewayPrincipal {
   models?: readonly string[];
   /** At most `requests` per `windowMs` (default: no limit). */
   rateLimit?: { requests: number; windowMs: number };
+  /** At most `usd` US dollars of model usage (priced from the catalog) per `windowMs` (default: no budget). */
+  budget?: { usd: number; windowMs: number };
   [key: string]: unknown;
 }
 
