@@ -28,3 +28,10 @@ export { mockAzureServer, type MockAzureOptions } from './clouds/azure.ts';
 export { converseStreamEvents, mockBedrockServer, type MockBedrockOptions } from './clouds/bedrock.ts';
 export { encodeEventStreamMessage } from './clouds/event-stream-encoder.ts';
 export { verifySigV4, type SigV4VerifierOptions } from './clouds/sigv4-verifier.ts';
+export {
+  mockGoogleTokenEndpoint,
+  mockVertexServer,
+  type MockGoogleTokenEndpoint,
+  type MockGoogleTokenOptions,
+  type MockVertexOptions,
+} from './clouds/vertex.ts';
