@@ -30,6 +30,7 @@ import type { GatewayEdge } from './edge.ts';
 import { mountEmbeddings } from './embeddings.ts';
 import { callerDialect, geminiCaller, mountNotFound } from './not-found.ts';
 import { mountOllamaGenerate } from './ollama-generate.ts';
+import { createResponseCache } from './response-cache.ts';
 import { createSpendTracker } from './spend.ts';
 import { createResponsesState, itemNamer } from './responses-state.ts';
 import { createRouter, dialectsOf } from './routing.ts';
@@ -59,6 +60,7 @@ export function createGateway(options: GatewayOptions): Hono {
   const router = createRouter(options.routes, { providers: { retry: false, ...options.providers }, allowProviderModels: options.allowProviderModels === true });
   const limiter = createWindowLimiter();
   const spend = createSpendTracker();
+  const cache = options.cache ? createResponseCache(options.cache === true ? {} : options.cache) : undefined;
   // Each finished call's cost counts toward its key's budget, then the user's report runs.
   const answerOptions: GatewayOptions = {
     ...options,
@@ -151,7 +153,10 @@ export function createGateway(options: GatewayOptions): Hono {
       call.responseId = responseId;
       call.keep = { name: itemNamer(responseId), done: (events) => void responsesState.keep(principal, responseId, request.messages, events) };
     }
-    return answer(call, answerOptions);
+    // The cache holds whole (non-streamed) answers only, and none kept for Responses state.
+    if (!cache || call.stream || call.keep) return answer(call, answerOptions);
+    const key = cache.keyOf(principal, dialect.id, name, request);
+    return cache.get(key) ?? cache.put(key, await answer(call, answerOptions));
   }
 
   const route = (path: string, id: DialectId) => app.post(path, guard, (c) => handle(c, getDialect(id)));

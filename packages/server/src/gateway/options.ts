@@ -7,6 +7,7 @@ import type { ErrorCode, FinishReason, Usage } from '@parlance/protocol';
 import type { GatewayPrincipal } from './keys.ts';
 import type { AllowedOrigins } from '../edge/origin.ts';
 import type { RunStore } from '../run-store.ts';
+import type { ResponseCacheOptions } from './response-cache.ts';
 import type { GatewayRoute } from './routing.ts';
 
 /**
@@ -59,6 +60,13 @@ export interface GatewayOptions {
    * runs. Without one, both forms are refused with a 400 that names this setting.
    */
   store?: RunStore;
+  /**
+   * An exact-match cache of non-streamed answers (default: none). A request is answered from it when the
+   * same key sent the same request (same format, route and decoded request) before; never across keys.
+   * `true` takes the default bounds (see `ResponseCacheOptions`). A cached answer makes no upstream call
+   * and is not reported to `onFinish`.
+   */
+  cache?: boolean | ResponseCacheOptions;
   /** Let callers name any `provider:model` beyond the table (default false). */
   allowProviderModels?: boolean;
   /**
