@@ -3,7 +3,9 @@
  * LangChain's chat models, three or more per API format besides its official SDK (which
  * gateway-sdks.test.ts covers), each to a provider of its own format and of another, streamed
  * and not: text with usage equal to the upstream's, a parallel tool round trip (the results
- * reach the provider paired with their calls), and an upstream 429 as the client's error.
+ * reach the provider paired with their calls), structured output (the AI SDK's `Output.object`
+ * with a JSON schema: each provider's response format, or its `json` tool), and an upstream 429
+ * as the client's error.
  * Each row is one client as its README shows it; nothing is configured beyond base URL and key.
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
@@ -20,7 +22,7 @@ import { getDialect, type DialectId } from '@parlance/dialects';
 import type { ModelSpec } from '@parlance/engine';
 import type { Part } from '@parlance/protocol';
 import { serveMockProvider, type MockProviderServer, type ScriptedTurn } from '@parlance/testing';
-import { generateText, jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from 'ai';
+import { generateText, jsonSchema, type LanguageModel, Output, stepCountIs, streamText, tool } from 'ai';
 import { createOllama } from 'ollama-ai-provider-v2';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryRunStore } from '../memory-run-store.ts';
@@ -32,10 +34,16 @@ vi.setConfig({ testTimeout: 60_000 });
 
 const KEY = 'gw-clients-key';
 const USAGE = { inputTokens: 21, outputTokens: 9 };
+const FORECAST = { city: 'Paris', celsius: 18 };
+const FORECAST_SCHEMA = { type: 'object', properties: { city: { type: 'string' }, celsius: { type: 'number' } }, required: ['city', 'celsius'], additionalProperties: false } as const;
 const RESULTS: Record<string, string> = { weather: '18C and sunny', time: '14:05' };
 
 /** Text, or parallel tool calls when tools are offered and no result came back yet, or an answer naming the results. */
-function script(request: { messages: { role: string; parts: Part[] }[]; tools?: unknown[] }): ScriptedTurn {
+function script(request: { messages: { role: string; parts: Part[] }[]; tools?: { name: string }[]; output?: unknown }): ScriptedTurn {
+  // Structured output: asked for by a response format (json_schema, Gemini's responseJsonSchema, Ollama's
+  // format), or by the one tool a client offers in its place (the AI SDK's `json` tool).
+  if (request.output) return { text: JSON.stringify(FORECAST), usage: USAGE };
+  if (request.tools?.length === 1 && request.tools[0]!.name === 'json') return { toolCalls: [{ id: 'call_j', name: 'json', input: FORECAST }], usage: USAGE };
   const results = request.messages.flatMap((m) => m.parts).filter((p): p is Extract<Part, { type: 'tool-result' }> => p.type === 'tool-result');
   if (results.length > 0) return { text: `Done: ${results.map((r) => (typeof r.output === 'string' ? r.output : JSON.stringify(r.output))).join(' | ')}`, usage: USAGE };
   if (request.tools?.length) return { toolCalls: [{ id: 'call_w', name: 'weather', input: { city: 'Paris' } }, { id: 'call_t', name: 'time', input: { zone: 'CET' } }], usage: USAGE };
@@ -194,6 +202,16 @@ describe.each(ROWS)('$client', (row) => {
           { name: 'weather', output: expect.stringContaining('18C and sunny') },
         ]);
       });
+    }
+
+    if (row.ai) {
+      for (const stream of [false, true]) {
+        it(`${stream ? 'streamed' : 'not streamed'}: structured output (a JSON schema) reaches the provider and comes back as the object`, async () => {
+          const options = { model: row.ai!(`to-${upstream}`), prompt: 'Forecast for Paris?', output: Output.object({ schema: jsonSchema<typeof FORECAST>(FORECAST_SCHEMA as never) }), maxOutputTokens: MAX_OUTPUT, maxRetries: 0 };
+          const object = stream ? await streamText({ ...options, onError: () => {} }).output : (await generateText(options)).output;
+          expect(object).toEqual(FORECAST);
+        });
+      }
     }
 
     it('an upstream 429 is the client error with status 429', async () => {
