@@ -11,7 +11,9 @@
  * model, encoding A, and the extra HTTP hop. Latency is measured unloaded (one request at a
  * time): time to first byte and to the last byte, p50 and p99, and the gateway's addition.
  * A second table does the same without sockets (the gateway's `fetch` calls the mock handler
- * in-process), which isolates the translation from HTTP.
+ * in-process), which isolates the translation from HTTP. A third does it for non-streamed calls
+ * (CPU per call; the gateway asks the provider for one body too, and passes a same-format body
+ * through). Bytes: what the client reads per answer, direct and through the gateway.
  *
  * Run: `pnpm bench` in packages/server (after the load bench), or
  * `node --import tsx bench/gateway.bench.ts`. Knobs: BENCH_DELTAS (200), BENCH_REQUESTS (60).
@@ -39,25 +41,25 @@ const PAIRS: [DialectId, DialectId][] = [
 
 const TURN: ScriptedTurn = { text: Array.from({ length: DELTAS }, (_, i) => `word${i} `), usage: { inputTokens: 10, outputTokens: DELTAS } };
 
-function callerBody(dialect: DialectId): { path: string; body: unknown } {
+function callerBody(dialect: DialectId, stream = true): { path: string; body: unknown } {
   switch (dialect) {
     case 'openai_completions':
-      return { path: '/v1/chat/completions', body: { model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] } };
+      return { path: '/v1/chat/completions', body: { model: 'm', stream, messages: [{ role: 'user', content: 'hi' }] } };
     case 'openai_responses':
-      return { path: '/v1/responses', body: { model: 'm', stream: true, input: 'hi' } };
+      return { path: '/v1/responses', body: { model: 'm', stream, input: 'hi' } };
     case 'anthropic_messages':
-      return { path: '/v1/messages', body: { model: 'm', stream: true, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] } };
+      return { path: '/v1/messages', body: { model: 'm', stream, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] } };
     case 'google_gemini':
-      return { path: '/v1beta/models/m:streamGenerateContent?alt=sse', body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } };
+      return { path: `/v1beta/models/m:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } };
     case 'ollama_chat':
-      return { path: '/api/chat', body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] } };
+      return { path: '/api/chat', body: { model: 'm', stream, messages: [{ role: 'user', content: 'hi' }] } };
   }
 }
 
 /** The request the engine sends the provider (what a direct caller of dialect B sends). */
-function directBody(dialect: DialectId): { path: string; body: unknown } {
+function directBody(dialect: DialectId, stream = true): { path: string; body: unknown } {
   const d = getDialect(dialect);
-  return { path: d.path('m', { stream: true }), body: d.encodeRequest({ model: 'm', messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'hi' }] }] }) };
+  return { path: d.path('m', { stream }), body: d.encodeRequest({ model: 'm', messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'hi' }] }] }, { stream }) };
 }
 
 interface Sample {
@@ -111,8 +113,9 @@ const p = (run: Run, key: 'ttfb' | 'total', q: number) => percentile(run.samples
 
 async function main(): Promise<void> {
   console.log(`Gateway bench: ${DELTAS} deltas per streamed answer, ${REQUESTS} sequential requests per row (after ${WARMUP} warm-up), Node ${process.version}\n`);
-  const httpRows = [['caller -> provider', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', 'TTFB p50 direct/gw', 'total p50 direct/gw', 'total p99 direct/gw', 'added total p50 ms']];
+  const httpRows = [['caller -> provider', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', 'TTFB p50 direct/gw', 'total p50 direct/gw', 'total p99 direct/gw', 'added total p50 ms', 'bytes direct/gw']];
   const memRows = [['caller -> provider (no sockets)', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', 'added total p50 ms']];
+  const wholeRows = [['caller -> provider (not streamed, no sockets)', 'direct CPU µs/call', 'gateway CPU µs/call', 'added µs/call', 'added total p50 ms', 'bytes direct/gw']];
   for (const [caller, provider] of PAIRS) {
     const mock: MockProviderServer = await serveMockProvider({ dialect: provider, script: [TURN] });
     const gateway = createGateway({
@@ -131,6 +134,7 @@ async function main(): Promise<void> {
       `${ms(p(direct, 'total', 50))}/${ms(p(through, 'total', 50))}`,
       `${ms(p(direct, 'total', 99))}/${ms(p(through, 'total', 99))}`,
       ms(p(through, 'total', 50) - p(direct, 'total', 50)),
+      `${direct.samples[0]!.bytes}/${through.samples[0]!.bytes}`,
     ]);
     await new Promise<void>((resolve) => served.server.close(() => resolve()));
     await mock.close();
@@ -154,11 +158,31 @@ async function main(): Promise<void> {
       (perDelta(throughMem) - perDelta(directMem)).toFixed(2),
       ms(p(throughMem, 'total', 50) - p(directMem, 'total', 50)),
     ]);
+
+    // Not streamed: one JSON body asked for and answered, both ways (the gateway asks the provider
+    // for one body too; a same-format pair passes the provider's body through).
+    const directWhole = directBody(provider, false);
+    const callerWhole = callerBody(caller, false);
+    const directOnce = await run(() => handler(new Request(`https://mock.bench${directWhole.path}`, { method: 'POST', body: JSON.stringify(directWhole.body) })));
+    const throughOnce = await run(async () =>
+      inProcess.request(callerWhole.path, { method: 'POST', headers: { authorization: 'Bearer g', 'content-type': 'application/json' }, body: JSON.stringify(callerWhole.body) }),
+    );
+    const perCall = (r: Run) => r.cpuMicros / REQUESTS;
+    wholeRows.push([
+      `${caller} -> ${provider}${caller === provider ? ' (pass-through)' : ''}`,
+      perCall(directOnce).toFixed(0),
+      perCall(throughOnce).toFixed(0),
+      (perCall(throughOnce) - perCall(directOnce)).toFixed(0),
+      ms(p(throughOnce, 'total', 50) - p(directOnce, 'total', 50)),
+      `${directOnce.samples[0]!.bytes}/${throughOnce.samples[0]!.bytes}`,
+    ]);
   }
   console.log('Over HTTP on 127.0.0.1 (client, gateway and mock in one process; CPU = process user+system time):');
   console.log(table(httpRows));
   console.log('\nIn process (no sockets): the translation alone');
   console.log(table(memRows));
+  console.log('\nNot streamed, in process: one JSON body per call (bytes: the answer the caller reads)');
+  console.log(table(wholeRows));
 }
 
 main().then(
