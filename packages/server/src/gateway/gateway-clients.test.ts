@@ -210,6 +210,10 @@ describe.each(ROWS)('$client', (row) => {
           const options = { model: row.ai!(`to-${upstream}`), prompt: 'Forecast for Paris?', output: Output.object({ schema: jsonSchema<typeof FORECAST>(FORECAST_SCHEMA as never) }), maxOutputTokens: MAX_OUTPUT, maxRetries: 0 };
           const object = stream ? await streamText({ ...options, onError: () => {} }).output : (await generateText(options)).output;
           expect(object).toEqual(FORECAST);
+          // The schema reached the provider: as its response format, or as the client's one `json` tool.
+          const last = mocks.get(upstream)!.requests.at(-1)!;
+          const sent = getDialect(upstream).decodeRequest(last.body, { model: last.model ?? 'm', stream: true }).request;
+          expect(JSON.stringify(sent.output?.schema ?? sent.tools?.find((t) => t.name === 'json')?.inputSchema)).toContain('celsius');
         });
       }
     }
