@@ -1,9 +1,14 @@
 export { anthropicMessages } from './anthropic-messages/index.ts';
-export { createFramer, type DecodeStreamOptions, type Framer } from './decode-stream.ts';
+export { createFramer, decodeDialectStream, type DecodeStreamOptions, type Framer } from './decode-stream.ts';
 export { googleGemini } from './google-gemini/index.ts';
 export { ollamaChat } from './ollama-chat/index.ts';
 export { openaiCompletions } from './openai-completions/index.ts';
 export { openaiResponses } from './openai-responses/index.ts';
+export { anthropicMessagesClient } from './anthropic-messages/client.ts';
+export { googleGeminiClient } from './google-gemini/client.ts';
+export { ollamaChatClient } from './ollama-chat/client.ts';
+export { openaiCompletionsClient } from './openai-completions/client.ts';
+export { openaiResponsesClient } from './openai-responses/client.ts';
 export { getClientDialect, isDialectId } from './client-registry.ts';
 export { decodeStream, decodeText, getDialect } from './registry.ts';
 export { modelPathSegment } from './shared/path-segment.ts';

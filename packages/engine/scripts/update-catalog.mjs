@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates src/catalog/models.json from the model list that @mariozechner/pi-ai
+// Regenerates src/catalog/models/<provider>.ts (./write-catalog.mjs) from the model list that @mariozechner/pi-ai
 // generates from models.dev and the providers' own model endpoints.
 //
 // Why not depend on it: pi-ai pulls every vendor SDK in as a runtime dependency, and
@@ -11,9 +11,12 @@
 // Usage: node scripts/update-catalog.mjs [version]   (from packages/engine)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { CATALOG_DIR, writeCatalog } from './write-catalog.mjs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
 
 const PACKAGE = '@mariozechner/pi-ai';
 const VERSION = process.argv[2] ?? '0.73.1';
@@ -44,8 +47,6 @@ const CLOUDS = { azure: ['azure-openai-responses'], bedrock: ['amazon-bedrock'],
 const EFFORTS = ['minimal', 'low', 'medium', 'high', 'xhigh'];
 const DEFAULT_EFFORTS = ['minimal', 'low', 'medium', 'high'];
 
-const here = dirname(fileURLToPath(import.meta.url));
-const out = join(here, '..', 'src', 'catalog', 'models.json');
 const work = mkdtempSync(join(tmpdir(), 'parlance-catalog-'));
 
 try {
@@ -71,8 +72,8 @@ try {
     providers[ours] = entries;
   }
 
-  const count2 = writeCatalog(out, providers);
-  console.log(`wrote ${count} models from ${Object.keys(providers).length} providers to ${out} (${count2} bytes)`);
+  const { files, bytes: written } = writeCatalog(providers, `${PACKAGE}@${VERSION} dist/models.generated.js (models.dev data, MIT)`);
+  console.log(`wrote ${count} models from ${files} providers to ${CATALOG_DIR} (${written} bytes)`);
   for (const [cloud, sources] of Object.entries(CLOUDS)) {
     const entries = {};
     for (const source of sources) {
@@ -86,15 +87,15 @@ try {
       }
     }
     const file = join(here, '..', 'src', 'clouds', cloud, 'models.json');
-    const bytes = writeCatalog(file, { [cloud]: Object.fromEntries(Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : 1))) });
+    const bytes = writeCloudCatalog(file, { [cloud]: Object.fromEntries(Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : 1))) });
     console.log(`wrote ${Object.keys(entries).length} ${cloud} models to ${file} (${bytes} bytes)`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
-/** Writes one catalog file, one model per line (small, and a diff shows exactly which models changed). */
-function writeCatalog(file, providers) {
+/** Writes a cloud's catalog file, one model per line (small, and a diff shows exactly which models changed). */
+function writeCloudCatalog(file, providers) {
   const json = {
     source: `${PACKAGE}@${VERSION} dist/models.generated.js (models.dev data, MIT)`,
     format:

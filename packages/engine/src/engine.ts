@@ -20,8 +20,10 @@ import {
   type ToolCallPart,
   type ToolResultPart,
 } from '@parlance/protocol';
-import { resolveModel as defaultResolveModel } from './providers/index.ts';
-import { CALL_KEYS, ENGINE_KEYS, checkKeys, mergeOptions, type CallOptions, type EngineOptions, type MessageInput, type ResumeInput, type SharedOptions } from './options.ts';
+import { resolveModel as defaultResolveModel } from './providers/resolve-model.ts';
+import { resolveModelWith } from './providers/resolve-with.ts';
+import type { Provider } from './providers/types.ts';
+import { CALL_KEYS, ENGINE_KEYS, checkKeys, mergeOptions, type CallOptions, type EngineOptions, type MessageInput, type ModelResolver, type ResumeInput, type SharedOptions } from './options.ts';
 import { pickOutputMode } from './output/structured-output.ts';
 import { StructuredOutputError, checkOutputText } from './output/check-output.ts';
 import { owedCalls } from './loop/pending.ts';
@@ -214,8 +216,25 @@ function positive(value: number, name: string, allowZero = false): number {
  */
 export function createEngine(defaults: EngineOptions = {}): Engine {
   checkKeys(defaults, ENGINE_KEYS, 'createEngine()');
+  return buildEngine(defaults, defaults.resolveModel ?? defaultResolveModel);
+}
+
+/**
+ * `createEngine` whose model strings resolve against `providers` only (`resolveModelWith`), so a
+ * bundle holds those providers' dialects and catalog tables and no others: for Workers and other
+ * size-bound builds. A model object, or `resolveModel` in the options, works as in `createEngine`.
+ *
+ * @example
+ * import { anthropic } from '@parlance/engine/providers/anthropic';
+ * const engine = createEngineWith([anthropic], { model: 'anthropic:claude-sonnet-4-5', tools: [weather] });
+ */
+export function createEngineWith(providers: readonly Provider[], defaults: EngineOptions = {}): Engine {
+  checkKeys(defaults, ENGINE_KEYS, 'createEngineWith()');
+  return buildEngine(defaults, defaults.resolveModel ?? resolveModelWith(providers));
+}
+
+function buildEngine(defaults: EngineOptions, resolver: ModelResolver): Engine {
   const generateId = defaults.generateId ?? defaultId;
-  const resolver = defaults.resolveModel ?? defaultResolveModel;
 
   const model = (spec: string | LanguageModel | undefined): LanguageModel => {
     if (spec === undefined) throw new ParlanceError('invalid_request', 'No model: pass `model` to the call or to createEngine()');

@@ -6,7 +6,8 @@ import { mockProviderServer, type ScriptedTurn } from '@parlance/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { chatRequest, frames, readAll, textOf, userThread } from '../test/helpers.ts';
-import { catalogModels, engineRunner } from './engine-runner.ts';
+import { anthropic } from '@parlance/engine/providers/anthropic';
+import { catalogModels, engineRunner, engineRunnerWith, modelEntries } from './engine-runner.ts';
 import { createParlanceApp } from './handler.ts';
 
 function setup(script: ScriptedTurn[], tools: Parameters<typeof engineRunner>[0] = {}) {
@@ -156,5 +157,32 @@ describe('catalogModels', () => {
     expect(known).toMatchObject({ id: 'anthropic:claude-sonnet-4-5', provider: 'anthropic', capabilities: { known: true } });
     expect((known!.capabilities!.input as string[]).includes('image')).toBe(true);
     expect(unknown).toMatchObject({ provider: 'mock', capabilities: { known: false } });
+  });
+});
+
+describe('modelEntries', () => {
+  it('describes provider models as catalogModels describes their ids', () => {
+    const models = [anthropic.model('claude-sonnet-4-5'), anthropic.model('claude-unknown-1')];
+    expect(modelEntries(models)).toEqual(catalogModels(['anthropic:claude-sonnet-4-5', 'anthropic:claude-unknown-1']));
+  });
+});
+
+describe('engineRunnerWith', () => {
+  const env = { ANTHROPIC_API_KEY: 'sk-ant-runner-secret', PARLANCE_SECRET: 'engine-runner-test-secret-0123456789abcdef' };
+
+  it('runs the ids modelEntries offers against the providers it is given', async () => {
+    const upstream = mockProviderServer({ dialect: 'anthropic_messages', script: [{ text: 'Hello from the entry point' }] });
+    const fetch: typeof globalThis.fetch = async (input, init) => upstream(new Request(input, init));
+    const app = createParlanceApp({ models: modelEntries([anthropic.model('claude-sonnet-4-5')]), env, run: engineRunnerWith([anthropic], { engine: { fetch } }) });
+    const res = await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 'with-1', model: 'anthropic:claude-sonnet-4-5' }));
+    expect(textOf((await readAll(res)).map((f) => f.data!))).toBe('Hello from the entry point');
+    expect(upstream.requests[0]!.headers['x-api-key']).toBe('sk-ant-runner-secret');
+  });
+
+  it('ends a run for a provider it was not given with one typed error', async () => {
+    const app = createParlanceApp({ models: [{ id: 'openai:gpt-5', provider: 'openai' }], env, run: engineRunnerWith([anthropic]), onError: () => {} });
+    const events = (await readAll(await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 'with-2', model: 'openai:gpt-5' })))).map((f) => f.data!);
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('Unknown provider "openai"') });
+    expect(events.filter((e) => e.type === 'chat-finish')).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@
  * built per run with the runtime's environment (Workers bindings or process.env),
  * so provider keys are read where they live and never travel with a request.
  */
-import { createEngine, type EngineOptions, getModelInfo, isTool, tool } from '@parlance/engine';
+import { createEngine, createEngineWith, type Engine, type EngineOptions, getModelInfo, isTool, type ModelInfo, type Provider, type ProviderModel, tool } from '@parlance/engine';
 import { type ModelCapabilities, type ModelEntry, ParlanceError, type ToolDefinition } from '@parlance/protocol';
 import type { ChatRunner, Env } from './server-options.ts';
 
@@ -25,11 +25,27 @@ export interface EngineRunnerOptions {
  * const run = engineRunner({ engine: (env) => ({ system: 'Be brief.', tools: [weather], maxSteps: Number(env.MAX_STEPS ?? 8) }) });
  */
 export function engineRunner(options: EngineRunnerOptions = {}): ChatRunner {
+  return runnerFrom(createEngine, options);
+}
+
+/**
+ * `engineRunner` whose model ids resolve against `providers` only (the engine's `createEngineWith`):
+ * a Worker bundle then holds those providers' dialects and catalog tables and no others.
+ *
+ * @example
+ * import { anthropic } from '@parlance/engine/providers/anthropic';
+ * const run = engineRunnerWith([anthropic], { engine: { tools: [weather] } });
+ */
+export function engineRunnerWith(providers: readonly Provider[], options: EngineRunnerOptions = {}): ChatRunner {
+  return runnerFrom((settings) => createEngineWith(providers, settings), options);
+}
+
+function runnerFrom(create: (options: EngineOptions) => Engine, options: EngineRunnerOptions): ChatRunner {
   const settingsFor = (env: Env) => (typeof options.engine === 'function' ? options.engine(env) : (options.engine ?? {}));
   const runner: ChatRunner = (input) => {
     // A refusal here throws before the engine starts; the run ends with it like any other runner failure.
     const settings = withClientTools(settingsFor(input.env), input.clientTools);
-    const engine = createEngine({ ...settings, env: input.env, generateId: () => input.generateId('msg') });
+    const engine = create({ ...settings, env: input.env, generateId: () => input.generateId('msg') });
     const call: Parameters<typeof engine.streamChat>[0] = { ...input.options, thread: input.thread, model: input.model, signal: input.signal };
     if (input.resume) call.resume = input.resume;
     if (input.checkpoint) call.checkpoint = input.checkpoint;
@@ -75,15 +91,31 @@ export function catalogModels(ids: string[]): ModelEntry[] {
   return ids.map((id) => {
     const at = id.indexOf(':');
     const provider = at > 0 ? id.slice(0, at) : id;
-    const info = getModelInfo(provider, id.slice(at + 1));
-    const capabilities: ModelCapabilities = {
-      contextWindow: info.contextWindow,
-      maxOutputTokens: info.maxOutputTokens,
-      input: info.input,
-      known: info.known,
-    };
-    if (info.reasoning !== undefined) capabilities.reasoning = info.reasoning;
-    if (info.pricing) capabilities.pricing = info.pricing;
-    return { id, provider, capabilities };
+    return modelEntry(id, provider, getModelInfo(provider, id.slice(at + 1)));
   });
+}
+
+/**
+ * Model entries for `GET /models` from provider models (`anthropic.model('claude-sonnet-4-5')`), with
+ * each model's own catalog data: the id is `provider:model`, as `engineRunnerWith` resolves it.
+ * Unlike `catalogModels` it bundles no catalog table beyond those of the providers used.
+ *
+ * @example
+ * import { anthropic } from '@parlance/engine/providers/anthropic';
+ * createParlanceApp({ models: modelEntries([anthropic.model('claude-sonnet-4-5')]), run: engineRunnerWith([anthropic]) });
+ */
+export function modelEntries(models: readonly ProviderModel[]): ModelEntry[] {
+  return models.map((model) => modelEntry(`${model.provider}:${model.modelId}`, model.provider, model.info));
+}
+
+function modelEntry(id: string, provider: string, info: ModelInfo): ModelEntry {
+  const capabilities: ModelCapabilities = {
+    contextWindow: info.contextWindow,
+    maxOutputTokens: info.maxOutputTokens,
+    input: info.input,
+    known: info.known,
+  };
+  if (info.reasoning !== undefined) capabilities.reasoning = info.reasoning;
+  if (info.pricing) capabilities.pricing = info.pricing;
+  return { id, provider, capabilities };
 }

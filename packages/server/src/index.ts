@@ -32,5 +32,5 @@ export {
   type RateLimitStore,
 } from './rate-limit.ts';
 export { checkConfig, configProblems } from './check-config.ts';
-export { catalogModels, engineRunner, type EngineRunnerOptions } from './engine-runner.ts';
+export { catalogModels, engineRunner, engineRunnerWith, type EngineRunnerOptions, modelEntries } from './engine-runner.ts';
 export { clientOptionsSchema, type ClientOptions } from './schema.ts';

@@ -6,7 +6,12 @@ import type { ClientDialect, WireEvent } from '../types.ts';
 import { createAnthropicDecoder } from './decode.ts';
 import { anthropicRequestHeaders, encodeAnthropicRequest } from './encode.ts';
 
-/** The client half of `anthropicMessages`. */
+/**
+ * The client half of `anthropicMessages` (encode a request, decode the stream), what a provider that speaks it bundles.
+ *
+ * @example
+ * anthropicMessagesClient.encodeRequest({ model: 'claude-sonnet-4-5', messages });
+ */
 export const anthropicMessagesClient: ClientDialect = {
   id: 'anthropic_messages',
   framing: 'sse',

@@ -23,3 +23,4 @@ export const anthropicMessages: Dialect = {
 export { anthropicRequestHeaders, closeObjectSchemas, COMPACTION_BETA, DEFAULT_MAX_TOKENS, EFFORT_BUDGETS, encodeAnthropicRequest } from './encode.ts';
 export { createAnthropicDecoder } from './decode.ts';
 export { DIALECT_KEY, type AnthropicState } from './mappings.ts';
+export { anthropicMessagesClient } from './client.ts';

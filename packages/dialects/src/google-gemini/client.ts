@@ -7,7 +7,12 @@ import type { ClientDialect, WireEvent } from '../types.ts';
 import { createGeminiDecoder } from './decode.ts';
 import { encodeGeminiRequest } from './encode.ts';
 
-/** The client half of `googleGemini`. */
+/**
+ * The client half of `googleGemini` (encode a request, decode the stream), what a provider that speaks it bundles.
+ *
+ * @example
+ * googleGeminiClient.path('gemini-2.5-flash', { stream: true });
+ */
 export const googleGeminiClient: ClientDialect = {
   id: 'google_gemini',
   framing: 'sse',

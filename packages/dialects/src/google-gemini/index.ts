@@ -18,3 +18,4 @@ export const googleGemini: Dialect = {
   ...geminiResponseEncoding,
   decodeRequest: decodeGeminiRequest,
 };
+export { googleGeminiClient } from './client.ts';

@@ -6,7 +6,12 @@ import type { ClientDialect, WireEvent } from '../types.ts';
 import { createOllamaDecoder } from './decode.ts';
 import { encodeOllamaRequest } from './encode.ts';
 
-/** The client half of `ollamaChat`. */
+/**
+ * The client half of `ollamaChat` (encode a request, decode the stream), what a provider that speaks it bundles.
+ *
+ * @example
+ * const decoder = ollamaChatClient.createDecoder();
+ */
 export const ollamaChatClient: ClientDialect = {
   id: 'ollama_chat',
   framing: 'ndjson',

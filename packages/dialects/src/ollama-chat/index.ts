@@ -18,3 +18,4 @@ export const ollamaChat: Dialect = {
   ...ollamaResponseEncoding,
   decodeRequest: decodeOllamaRequest,
 };
+export { ollamaChatClient } from './client.ts';

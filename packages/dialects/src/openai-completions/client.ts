@@ -6,7 +6,12 @@ import type { ClientDialect, WireEvent } from '../types.ts';
 import { createDecoder } from './decode.ts';
 import { encodeRequest } from './encode.ts';
 
-/** The client half of `openaiCompletions`. */
+/**
+ * The client half of `openaiCompletions` (encode a request, decode the stream), what a provider that speaks it bundles.
+ *
+ * @example
+ * openaiCompletionsClient.encodeRequest({ model: 'gpt-4.1', messages });
+ */
 export const openaiCompletionsClient: ClientDialect = {
   id: 'openai_completions',
   framing: 'sse',

@@ -23,3 +23,4 @@ export const openaiCompletions: Dialect = {
 export { DEFAULT_REASONING_FIELDS, type ReasoningState } from './decode.ts';
 export { toolCallWireId } from './encode-messages.ts';
 export { mapFinishReason, mapProviderError, mapUsage } from './mappings.ts';
+export { openaiCompletionsClient } from './client.ts';

@@ -6,7 +6,12 @@ import type { ClientDialect, WireEvent } from '../types.ts';
 import { createResponsesDecoder } from './decode.ts';
 import { encodeResponsesRequest } from './encode.ts';
 
-/** The client half of `openaiResponses`. */
+/**
+ * The client half of `openaiResponses` (encode a request, decode the stream), what a provider that speaks it bundles.
+ *
+ * @example
+ * openaiResponsesClient.encodeRequest({ model: 'gpt-5-mini', messages });
+ */
 export const openaiResponsesClient: ClientDialect = {
   id: 'openai_responses',
   framing: 'sse',

@@ -21,3 +21,4 @@ export const openaiResponses: Dialect = {
   ...responsesResponseEncoding,
   decodeRequest: decodeResponsesRequest,
 };
+export { openaiResponsesClient } from './client.ts';

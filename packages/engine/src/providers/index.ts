@@ -24,8 +24,9 @@ export { defineProvider } from './define-provider.ts';
 export { withFallback, type FallbackInfo, type FallbackModel, type FallbackOptions } from './fallback.ts';
 export { openaiCompatible, type OpenAICompatibleOptions } from './openai-compatible.ts';
 export { adjustRequest, checkInput, clampEffort } from './prepare-request.ts';
-export { createProviderModel, modelInfoFor } from './provider-model.ts';
+export { createProviderModel } from './provider-model.ts';
 export { isLanguageModel, resolveModel, type ModelSpec, type ResolveModelOptions } from './resolve-model.ts';
+export { resolveModelWith } from './resolve-with.ts';
 export type {
   ApiKeyAuth,
   ApiKeySource,

@@ -4,7 +4,7 @@
  * stream, add provenance and cost. The stream never throws: whatever fails becomes
  * an `error` event and a `finish`, after everything that had already arrived.
  */
-import { getClientDialect, type ClientDialect } from '@parlance/dialects';
+import type { ClientDialect } from '@parlance/dialects';
 import {
   ParlanceError,
   errorEvent,
@@ -15,23 +15,16 @@ import {
   type Provenance,
   type Usage,
 } from '@parlance/protocol';
-import { computeCost, getModelInfo, modelInfoFromTable, type ModelInfo } from '../catalog/catalog.ts';
+import { computeCost } from '../catalog/model-info.ts';
 import { decodeResponse, decodeWholeResponse } from '../transport/decode-response.ts';
 import { redact } from '../transport/redact.ts';
 import { createTransport } from '../transport/transport.ts';
 import { authHeaders, resolveApiKey, resolveBaseURL } from './auth.ts';
+import { kitDialect, kitModelInfo, type ProviderKit } from './provider-kit.ts';
 import { adjustRequest, checkInput } from './prepare-request.ts';
 import { checkModelId, sealedURL } from './provider-url.ts';
 import type { ModelContext, ProviderDefinition, ProviderModel, ProviderSettings } from './types.ts';
 
-/** The catalog's entry with the definition's own corrections on top. */
-export function modelInfoFor(definition: ProviderDefinition, modelId: string): ModelInfo {
-  const info = definition.catalogTable
-    ? modelInfoFromTable(definition.id, modelId, definition.catalogTable)
-    : getModelInfo(definition.id, modelId, definition.catalog ?? definition.id);
-  const override = definition.models?.[modelId];
-  return override ? { ...info, ...override, known: true } : info;
-}
 
 function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -39,15 +32,16 @@ function lowerKeys(headers: Record<string, string> | undefined): Record<string, 
   return out;
 }
 
-export function createProviderModel(definition: ProviderDefinition, modelId: string, settings: ProviderSettings = {}): ProviderModel {
+/** `kit`: the dialects and catalog tables the model may use (./provider-kit.ts). */
+export function createProviderModel(definition: ProviderDefinition, modelId: string, settings: ProviderSettings, kit: ProviderKit): ProviderModel {
   // A model id may come from a caller (a gateway's `allowProviderModels`): refused here when it could bend a URL.
   checkModelId(modelId);
   const provider = definition.id;
   const name = definition.name ?? definition.id;
   const dialectId = settings.dialect ?? definition.dialectFor?.(modelId) ?? definition.dialect;
   // A cloud's own wire (Bedrock Converse) names itself; a registered dialect keeps its id.
-  const wireId = definition.wire ? definition.wire(modelId, getClientDialect(dialectId), settings).id : dialectId;
-  const info = modelInfoFor(definition, modelId);
+  const wireId = definition.wire ? definition.wire(modelId, kitDialect(kit, dialectId, name), settings).id : dialectId;
+  const info = kitModelInfo(kit, definition, modelId);
   const transport = settings.transport ?? createTransport(settings);
   const provenance: Provenance = { provider, model: modelId, dialect: wireId };
 
@@ -90,7 +84,7 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
 
     try {
       // The decoder never reads `id`, so a cloud's own wire id is safe to pass as a ClientDialect.
-      const dialect = (definition.wire ? definition.wire(modelId, getClientDialect(dialectId), settings) : getClientDialect(dialectId)) as ClientDialect;
+      const dialect = (definition.wire ? definition.wire(modelId, kitDialect(kit, dialectId, name), settings) : kitDialect(kit, dialectId, name)) as ClientDialect;
       checkInput(request, info);
       const adjusted = adjustRequest(request, info, { requiresMaxOutputTokens: definition.requiresMaxOutputTokens, onWarning });
       const userHeaders = { ...lowerKeys(definition.headers), ...lowerKeys(settings.headers), ...lowerKeys(options.headers) };

@@ -4,7 +4,8 @@
  * connection reset, abort), so its error replaces the decoder's generic one.
  */
 import type { ClientDialect, DecoderOptions } from '@parlance/dialects';
-import { decodeStream } from '@parlance/dialects';
+// decodeDialectStream, not decodeStream: the latter also takes an id, so it bundles every dialect.
+import { decodeDialectStream } from '@parlance/dialects';
 import { errorEvent, type Event } from '@parlance/protocol';
 import type { OpenedStream } from './transport.ts';
 
@@ -19,7 +20,7 @@ export async function* decodeResponse(
   options: DecodeResponseOptions = {},
 ): AsyncGenerator<Event> {
   const decodeOptions = options.signal ? { ...options.decoderOptions, signal: options.signal } : { ...options.decoderOptions };
-  for await (const event of decodeStream(dialect, opened.body, decodeOptions)) {
+  for await (const event of decodeDialectStream(dialect, opened.body, decodeOptions)) {
     const failure = event.type === 'error' ? opened.failure() : undefined;
     yield failure ? errorEvent(failure) : event;
   }

@@ -18,7 +18,8 @@ import { modelPathSegment } from '@parlance/dialects';
 import type { CatalogTable } from '../../catalog/catalog.ts';
 import { ParlanceError } from '@parlance/protocol';
 import { defaultEnv, resolveApiKey } from '../../providers/auth.ts';
-import { defineProvider } from '../../providers/define-provider.ts';
+import { openaiCompletionsClient, openaiResponsesClient } from '@parlance/dialects';
+import { createProvider } from '../../providers/define-provider.ts';
 import type { ApiKeySource, Provider, ProviderDefinition, ProviderSettings } from '../../providers/types.ts';
 import catalog from './models.json' with { type: 'json' };
 
@@ -143,7 +144,8 @@ export function createAzure(options: AzureOptions = {}, settings: ProviderSettin
       return { 'api-key': key! };
     },
   };
-  return defineProvider(definition, settings);
+  // Its own kit (the two OpenAI dialects; its table is its own, catalogTable): a Worker using Azure bundles no other provider's.
+  return createProvider(definition, { dialects: { openai_responses: openaiResponsesClient, openai_completions: openaiCompletionsClient }, catalog: {} }, settings);
 }
 
 /**
@@ -153,4 +155,4 @@ export function createAzure(options: AzureOptions = {}, settings: ProviderSettin
  * import { azure } from '@parlance/engine/azure';
  * resolveModel('azure:my-deployment', { providers: { azure } });
  */
-export const azure: Provider = createAzure();
+export const azure: Provider = /* @__PURE__ */ createAzure();

@@ -17,7 +17,8 @@ import type { ClientDialect, EncodeOptions } from '@parlance/dialects';
 import { ParlanceError, type ModelRequest } from '@parlance/protocol';
 import type { CatalogTable } from '../../catalog/catalog.ts';
 import { defaultEnv, resolveApiKey } from '../../providers/auth.ts';
-import { defineProvider } from '../../providers/define-provider.ts';
+import { anthropicMessagesClient } from '@parlance/dialects';
+import { createProvider } from '../../providers/define-provider.ts';
 import type { ApiKeySource, Provider, ProviderDefinition, ProviderSettings, WireDialect } from '../../providers/types.ts';
 import type { ProviderErrorInfo } from '../../transport/http-error.ts';
 import { CONVERSE, bedrockConverse, createEventStreamFramer } from '@parlance/dialects/bedrock-converse';
@@ -176,7 +177,8 @@ export function createBedrock(options: BedrockOptions = {}, settings: ProviderSe
       return signAwsRequest(request, { credentials, region, service: 'bedrock', cache: keys });
     },
   };
-  return defineProvider(definition, settings);
+  // Its own kit (the Anthropic dialect its wires build on; its table is its own): a Worker using Bedrock bundles no other provider's.
+  return createProvider(definition, { dialects: { anthropic_messages: anthropicMessagesClient }, catalog: {} }, settings);
 }
 
 /**
@@ -186,7 +188,7 @@ export function createBedrock(options: BedrockOptions = {}, settings: ProviderSe
  * import { bedrock } from '@parlance/engine/bedrock';
  * resolveModel('bedrock:us.amazon.nova-pro-v1:0', { providers: { bedrock } });
  */
-export const bedrock: Provider = createBedrock();
+export const bedrock: Provider = /* @__PURE__ */ createBedrock();
 
 /**
  * The Converse dialect id, for code that checks a model's wire.

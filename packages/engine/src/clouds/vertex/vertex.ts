@@ -17,7 +17,8 @@ import { ParlanceError, type ModelRequest } from '@parlance/protocol';
 import type { ClientDialect, EncodeOptions } from '@parlance/dialects';
 import type { CatalogTable } from '../../catalog/catalog.ts';
 import { defaultEnv, resolveApiKey } from '../../providers/auth.ts';
-import { defineProvider } from '../../providers/define-provider.ts';
+import { anthropicMessagesClient, googleGeminiClient } from '@parlance/dialects';
+import { createProvider } from '../../providers/define-provider.ts';
 import type { ApiKeySource, Provider, ProviderDefinition, ProviderSettings, WireDialect } from '../../providers/types.ts';
 import catalog from './models.json' with { type: 'json' };
 import { serviceAccountFromEnv, serviceAccountTokens, type AccessTokenSource, type ServiceAccountKey } from './service-account.ts';
@@ -185,7 +186,8 @@ export function createVertex(options: VertexOptions = {}, settings: ProviderSett
       return { 'x-goog-api-key': key! };
     },
   };
-  return defineProvider(definition, settings);
+  // Its own kit (Gemini, and Anthropic for Claude on Vertex; its table is its own): a Worker using Vertex bundles no other provider's.
+  return createProvider(definition, { dialects: { google_gemini: googleGeminiClient, anthropic_messages: anthropicMessagesClient }, catalog: {} }, settings);
 }
 
 /**
@@ -195,4 +197,4 @@ export function createVertex(options: VertexOptions = {}, settings: ProviderSett
  * import { vertex } from '@parlance/engine/vertex';
  * resolveModel('vertex:gemini-2.5-flash', { providers: { vertex } });
  */
-export const vertex: Provider = createVertex();
+export const vertex: Provider = /* @__PURE__ */ createVertex();

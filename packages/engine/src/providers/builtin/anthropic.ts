@@ -3,7 +3,9 @@
  * (https://docs.anthropic.com/en/api/versioning). The dialect sets `max_tokens`,
  * which the API requires, and sizes it around the thinking budget.
  */
-import { defineProvider } from '../define-provider.ts';
+import { anthropicMessagesClient } from '@parlance/dialects';
+import { models as anthropicModels } from '../../catalog/models/anthropic.ts';
+import { createProvider } from '../define-provider.ts';
 
 /**
  * 
@@ -12,7 +14,7 @@ import { defineProvider } from '../define-provider.ts';
  * await createEngine().chat({ model: 'anthropic:claude-sonnet-4-5', prompt: 'Hi' }); // ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
  * const viaProxy = anthropic.withSettings({ baseURL: 'https://llm-proxy.internal' });
  */
-export const anthropic = defineProvider({
+export const anthropic = /* @__PURE__ */ createProvider({
   id: 'anthropic',
   name: 'Anthropic',
   baseURL: 'https://api.anthropic.com',
@@ -21,4 +23,4 @@ export const anthropic = defineProvider({
   auth: { env: 'ANTHROPIC_API_KEY', header: 'x-api-key' },
   dialect: 'anthropic_messages',
   headers: { 'anthropic-version': '2023-06-01' },
-});
+}, { dialects: { anthropic_messages: anthropicMessagesClient }, catalog: { anthropic: anthropicModels } });

@@ -5,7 +5,17 @@
  * inside the choice (Moonshot) or `x_groq`, and errors inside chunks.
  */
 import { omit, thinkingSwitch, useMaxTokens } from '../body-quirks.ts';
-import { defineProvider } from '../define-provider.ts';
+import { openaiCompletionsClient } from '@parlance/dialects';
+import { models as cerebrasModels } from '../../catalog/models/cerebras.ts';
+import { models as deepseekModels } from '../../catalog/models/deepseek.ts';
+import { models as fireworksModels } from '../../catalog/models/fireworks.ts';
+import { models as groqModels } from '../../catalog/models/groq.ts';
+import { models as mistralModels } from '../../catalog/models/mistral.ts';
+import { models as moonshotModels } from '../../catalog/models/moonshot.ts';
+import { models as openrouterModels } from '../../catalog/models/openrouter.ts';
+import { models as xaiModels } from '../../catalog/models/xai.ts';
+import { models as zaiModels } from '../../catalog/models/zai.ts';
+import { createProvider } from '../define-provider.ts';
 
 /**
  * Groq https://console.groq.com/docs/openai. Reasoning models other than gpt-oss put
@@ -18,7 +28,7 @@ import { defineProvider } from '../define-provider.ts';
  * await createEngine().chat({ model: 'groq:llama-3.3-70b-versatile', prompt: 'Hi' });
  * const direct = groq.model('llama-3.3-70b-versatile', { apiKey: process.env.GROQ_API_KEY });
  */
-export const groq = defineProvider({
+export const groq = /* @__PURE__ */ createProvider({
   id: 'groq',
   name: 'Groq',
   baseURL: 'https://api.groq.com/openai/v1',
@@ -36,7 +46,7 @@ export const groq = defineProvider({
     }
     return out;
   },
-});
+}, { dialects: { openai_completions: openaiCompletionsClient }, catalog: { groq: groqModels } });
 
 /**
  * OpenRouter https://openrouter.ai/docs/api-reference/overview. Reasoning is one
@@ -50,7 +60,7 @@ export const groq = defineProvider({
  * await createEngine().chat({ model: 'openrouter:anthropic/claude-sonnet-4.5', prompt: 'Hi' });
  * const direct = openrouter.model('anthropic/claude-sonnet-4.5', { apiKey: process.env.OPENROUTER_API_KEY });
  */
-export const openrouter = defineProvider({
+export const openrouter = /* @__PURE__ */ createProvider({
   id: 'openrouter',
   name: 'OpenRouter',
   baseURL: 'https://openrouter.ai/api/v1',
@@ -68,7 +78,7 @@ export const openrouter = defineProvider({
     else out.reasoning = { enabled: true };
     return out;
   },
-});
+}, { dialects: { openai_completions: openaiCompletionsClient }, catalog: { openrouter: openrouterModels } });
 
 /**
  * DeepSeek https://api-docs.deepseek.com/api/create-chat-completion. Thinking is the
@@ -79,7 +89,7 @@ export const openrouter = defineProvider({
  * await createEngine().chat({ model: 'deepseek:deepseek-chat', prompt: 'Hi' });
  * const direct = deepseek.model('deepseek-chat', { apiKey: process.env.DEEPSEEK_API_KEY });
  */
-export const deepseek = defineProvider({
+export const deepseek = /* @__PURE__ */ createProvider({
   id: 'deepseek',
   name: 'DeepSeek',
   baseURL: 'https://api.deepseek.com',
@@ -93,7 +103,7 @@ export const deepseek = defineProvider({
     if (out.reasoning_effort === 'xhigh') out.reasoning_effort = 'max';
     return out;
   },
-});
+}, { dialects: { openai_completions: openaiCompletionsClient }, catalog: { deepseek: deepseekModels } });
 
 /**
  * Together AI https://docs.together.ai/reference/chat-completions-1
@@ -102,7 +112,7 @@ export const deepseek = defineProvider({
  * await createEngine().chat({ model: 'together:meta-llama/Llama-3.3-70B-Instruct-Turbo', prompt: 'Hi' });
  * const direct = together.model('meta-llama/Llama-3.3-70B-Instruct-Turbo', { apiKey: process.env.TOGETHER_API_KEY });
  */
-export const together = defineProvider({
+export const together = /* @__PURE__ */ createProvider({
   id: 'together',
   name: 'Together AI',
   baseURL: 'https://api.together.xyz/v1',
@@ -110,7 +120,7 @@ export const together = defineProvider({
   dialect: 'openai_completions',
   // Reasoning taken back: no documented reasoning input (https://docs.together.ai/reference/chat-completions-1).
   acceptsReasoning: [],
-});
+}, { dialects: { openai_completions: openaiCompletionsClient }, catalog: {} });
 
 /**
  * Fireworks AI https://docs.fireworks.ai/api-reference/post-chatcompletions
@@ -119,7 +129,7 @@ export const together = defineProvider({
  * await createEngine().chat({ model: 'fireworks:accounts/fireworks/models/llama-v3p3-70b-instruct', prompt: 'Hi' });
  * const direct = fireworks.model('accounts/fireworks/models/llama-v3p3-70b-instruct', { apiKey: process.env.FIREWORKS_API_KEY });
  */
-export const fireworks = defineProvider({
+export const fireworks = /* @__PURE__ */ createProvider({
   id: 'fireworks',
   name: 'Fireworks AI',
   baseURL: 'https://api.fireworks.ai/inference/v1',
@@ -130,7 +140,7 @@ export const fireworks = defineProvider({
   // (https://docs.fireworks.ai/api-reference/post-chatcompletions). Third-party gateways mention a
   // `reasoning_history: "preserved"` request switch that neither page documents: not relied on.
   acceptsReasoning: [],
-});
+}, { dialects: { openai_completions: openaiCompletionsClient }, catalog: { fireworks: fireworksModels } });
 
 /**
  * Mistral https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post.
@@ -141,7 +151,7 @@ export const fireworks = defineProvider({
  * await createEngine().chat({ model: 'mistral:mistral-large-latest', prompt: 'Hi' });
  * const direct = mistral.model('mistral-large-latest', { apiKey: process.env.MISTRAL_API_KEY });
  */
-export const mistral = defineProvider({
+export const mistral = /* @__PURE__ */ createProvider({
   id: 'mistral',
   name: 'Mistral',
   baseURL: 'https://api.mistral.ai/v1',
@@ -157,7 +167,7 @@ export const mistral = defineProvider({
     }
     return out;
   },
-});
+}, { dialects: { openai_completions: openaiCompletionsClient }, catalog: { mistral: mistralModels } });
 
 /**
  * xAI https://docs.x.ai/docs/api-reference#chat-completions. Only grok-3-mini takes
@@ -168,7 +178,7 @@ export const mistral = defineProvider({
  * await createEngine().chat({ model: 'xai:grok-4', prompt: 'Hi' });
  * const direct = xai.model('grok-4', { apiKey: process.env.XAI_API_KEY });
  */
-export const xai = defineProvider({
+export const xai = /* @__PURE__ */ createProvider({
   id: 'xai',
   name: 'xAI',
   baseURL: 'https://api.x.ai/v1',
@@ -181,7 +191,7 @@ export const xai = defineProvider({
     if (!/grok-3-mini/.test(modelId) || body.reasoning_effort === 'none') return omit(body, 'reasoning_effort');
     return { ...body, reasoning_effort: ['high', 'xhigh'].includes(String(body.reasoning_effort)) ? 'high' : 'low' };
   },
-});
+}, { dialects: { openai_completions: openaiCompletionsClient }, catalog: { xai: xaiModels } });
 
 /**
  * Cerebras https://inference-docs.cerebras.ai/api-reference/chat-completions
@@ -190,7 +200,7 @@ export const xai = defineProvider({
  * await createEngine().chat({ model: 'cerebras:llama-3.3-70b', prompt: 'Hi' });
  * const direct = cerebras.model('llama-3.3-70b', { apiKey: process.env.CEREBRAS_API_KEY });
  */
-export const cerebras = defineProvider({
+export const cerebras = /* @__PURE__ */ createProvider({
   id: 'cerebras',
   name: 'Cerebras',
   baseURL: 'https://api.cerebras.ai/v1',
@@ -199,7 +209,7 @@ export const cerebras = defineProvider({
   // Reasoning taken back: Cerebras rejects it with 400 (https://inference-docs.cerebras.ai/api-reference/chat-completions).
   acceptsReasoning: [],
   decoderOptions: { reasoningFields: ['reasoning', 'reasoning_content'] },
-});
+}, { dialects: { openai_completions: openaiCompletionsClient }, catalog: { cerebras: cerebrasModels } });
 
 /**
  * Moonshot (Kimi) https://platform.moonshot.ai/docs/api/chat. `max_tokens`, the
@@ -210,7 +220,7 @@ export const cerebras = defineProvider({
  * await createEngine().chat({ model: 'moonshot:kimi-k2-0905-preview', prompt: 'Hi' });
  * const direct = moonshot.model('kimi-k2-0905-preview', { apiKey: process.env.MOONSHOT_API_KEY });
  */
-export const moonshot = defineProvider({
+export const moonshot = /* @__PURE__ */ createProvider({
   id: 'moonshot',
   name: 'Moonshot AI',
   baseURL: 'https://api.moonshot.ai/v1',
@@ -220,7 +230,7 @@ export const moonshot = defineProvider({
   acceptsReasoning: ['reasoning_content'],
   decoderOptions: { reasoningFields: ['reasoning_content'] },
   modifyBody: (body, context) => useMaxTokens(thinkingSwitch(body, context, false)),
-});
+}, { dialects: { openai_completions: openaiCompletionsClient }, catalog: { moonshot: moonshotModels } });
 
 /**
  * Z.ai (GLM) https://docs.z.ai/api-reference/llm/chat-completion. `max_tokens`, the
@@ -231,7 +241,7 @@ export const moonshot = defineProvider({
  * await createEngine().chat({ model: 'zai:glm-4.6', prompt: 'Hi' });
  * const direct = zai.model('glm-4.6', { apiKey: process.env.ZAI_API_KEY });
  */
-export const zai = defineProvider({
+export const zai = /* @__PURE__ */ createProvider({
   id: 'zai',
   name: 'Z.ai',
   baseURL: 'https://api.z.ai/api/paas/v4',
@@ -245,7 +255,7 @@ export const zai = defineProvider({
     if (out.stream === true && Array.isArray(out.tools) && out.tools.length > 0 && out.tool_stream === undefined) out.tool_stream = true;
     return out;
   },
-});
+}, { dialects: { openai_completions: openaiCompletionsClient }, catalog: { zai: zaiModels } });
 
 /**
  * Alibaba Cloud Model Studio (Qwen, DashScope compatible mode, international endpoint)
@@ -257,7 +267,7 @@ export const zai = defineProvider({
  * await createEngine().chat({ model: 'alibaba:qwen-plus', prompt: 'Hi' });
  * const direct = alibaba.model('qwen-plus', { apiKey: process.env.DASHSCOPE_API_KEY });
  */
-export const alibaba = defineProvider({
+export const alibaba = /* @__PURE__ */ createProvider({
   id: 'alibaba',
   name: 'Alibaba Model Studio',
   baseURL: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1',
@@ -274,4 +284,4 @@ export const alibaba = defineProvider({
     if (thinking && thinking.budgetTokens !== undefined) out.thinking_budget = thinking.budgetTokens;
     return out;
   },
-});
+}, { dialects: { openai_completions: openaiCompletionsClient }, catalog: {} });

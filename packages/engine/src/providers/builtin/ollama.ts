@@ -3,7 +3,8 @@
  * local by default. No key locally; Ollama's cloud takes a bearer key (OLLAMA_API_KEY).
  * Local models are not in the catalog: they get the permissive defaults.
  */
-import { defineProvider } from '../define-provider.ts';
+import { ollamaChatClient } from '@parlance/dialects';
+import { createProvider } from '../define-provider.ts';
 
 const DEFAULT_PORT = '11434';
 
@@ -30,7 +31,7 @@ export function ollamaHostURL(host: string): string {
  * @example
  * await createEngine().chat({ model: 'ollama:llama3.2', prompt: 'Hi' }); // 127.0.0.1:11434, or OLLAMA_HOST
  */
-export const ollama = defineProvider({
+export const ollama = /* @__PURE__ */ createProvider({
   id: 'ollama',
   name: 'Ollama',
   baseURL: 'http://127.0.0.1:11434',
@@ -38,4 +39,4 @@ export const ollama = defineProvider({
   parseBaseURLEnv: ollamaHostURL,
   auth: { env: 'OLLAMA_API_KEY', optional: true },
   dialect: 'ollama_chat',
-});
+}, { dialects: { ollama_chat: ollamaChatClient }, catalog: {} });

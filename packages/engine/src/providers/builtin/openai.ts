@@ -3,7 +3,9 @@
  * Chat Completions on request (`openai.model(id, { dialect: 'openai_completions' })`).
  * Bearer key: https://platform.openai.com/docs/api-reference/authentication
  */
-import { defineProvider } from '../define-provider.ts';
+import { openaiCompletionsClient, openaiResponsesClient } from '@parlance/dialects';
+import { models as openaiModels } from '../../catalog/models/openai.ts';
+import { createProvider } from '../define-provider.ts';
 import { omit } from '../body-quirks.ts';
 
 /**
@@ -13,7 +15,7 @@ import { omit } from '../body-quirks.ts';
  * await createEngine().chat({ model: 'openai:gpt-5-mini', prompt: 'Hi' }); // OPENAI_API_KEY, OPENAI_BASE_URL
  * const chatCompletions = openai.model('gpt-4.1', { dialect: 'openai_completions' });
  */
-export const openai = defineProvider({
+export const openai = /* @__PURE__ */ createProvider({
   id: 'openai',
   name: 'OpenAI',
   baseURL: 'https://api.openai.com/v1',
@@ -28,4 +30,4 @@ export const openai = defineProvider({
     if (info.reasoning && request.thinking !== false) return omit(body, 'temperature', 'top_p');
     return body;
   },
-});
+}, { dialects: { openai_responses: openaiResponsesClient, openai_completions: openaiCompletionsClient }, catalog: { openai: openaiModels } });

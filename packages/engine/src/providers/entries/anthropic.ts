@@ -1,0 +1,2 @@
+// `@parlance/engine/providers/anthropic`: the anthropic provider alone, with only its dialect and catalog table.
+export { anthropic } from '../builtin/anthropic.ts';
