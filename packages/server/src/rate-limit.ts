@@ -1,7 +1,8 @@
 /**
  * One rate limiter for the chat server and the gateway, counting in a store every instance
  * shares: in memory for one process (`memoryRateLimitStore`), Redis for several
- * (`redisRateLimitStore` from `@parlance/server/redis`). A fixed window per key: the first hit
+ * (`redisRateLimitStore` from `@parlance/server/redis`), Durable Objects for Workers
+ * (`durableObjectRateLimitStore` from `@parlance/server/durable-objects`). A fixed window per key: the first hit
  * of a window starts it, at most `requests` hits pass until it ends; a refused hit is told how
  * many seconds remain (`Retry-After`). Give the server's `rateLimit` option `serverRateLimit(limiter)`
  * and the gateway's `gatewayRateLimit(store)`, on the same store, and they count in one place.
