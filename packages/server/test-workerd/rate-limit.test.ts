@@ -6,11 +6,26 @@ import { describe, expect, it } from 'vitest';
 import { createParlanceApp } from '../src/index.ts';
 import { durableObjectRateLimitStore, type RunObjectNamespace } from '../src/durable-objects/index.ts';
 import { createRateLimiter, serverRateLimit } from '../src/rate-limit.ts';
-import { chatRequest, textRunner, userThread } from '../test/helpers.ts';
+import type { ChatRunner } from '../src/server-options.ts';
 
 const binding = (env as unknown as { PARLANCE_RATE_LIMITS: DurableObjectNamespace }).PARLANCE_RATE_LIMITS;
 const namespace = binding as unknown as RunObjectNamespace;
 let n = 0;
+
+// test/helpers.ts reads fixtures from disk (Node only), so the workerd tests write their request and runner here.
+const chat = (clientRequestId: string): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ clientRequestId, thread: { version: 1, id: 'th_1', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hello' }] }] } }),
+});
+const hello: ChatRunner = async function* () {
+  yield { type: 'message-start' };
+  yield { type: 'text-start', id: 't' };
+  yield { type: 'text-delta', id: 't', delta: 'Hi' };
+  yield { type: 'text-end', id: 't' };
+  yield { type: 'finish', finishReason: 'stop', usage: {} };
+  yield { type: 'chat-finish', haltReason: 'completed', usage: {} };
+};
 
 describe('durableObjectRateLimitStore (workerd)', () => {
   it("counts every instance's hits of a key in one window", async () => {
@@ -82,21 +97,20 @@ describe('durableObjectRateLimitStore (workerd)', () => {
   });
 
   it('limits the chat server: 429 rate_limited with Retry-After once the principal used its requests', async () => {
-    const { runner } = textRunner(['Hi']);
     const alice = { id: `alice-${++n}` };
     const app = createParlanceApp({
-      run: runner,
+      run: hello,
       models: [{ id: 'mock:echo', provider: 'mock' }],
       env: { PARLANCE_SECRET: 'rate-limit-test-secret-0123456789abcdef' },
       authorize: () => alice,
       rateLimit: serverRateLimit(createRateLimiter({ store: durableObjectRateLimitStore({ namespace }), requests: 2, windowMs: 60_000 })),
     });
     for (const id of ['c1', 'c2']) {
-      const ok = await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: id }));
+      const ok = await app.request('/chat', chat(id));
       expect(ok.status).toBe(200);
       await ok.body?.cancel();
     }
-    const refused = await app.request('/chat', chatRequest({ thread: userThread, clientRequestId: 'c3' }));
+    const refused = await app.request('/chat', chat('c3'));
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('60');
     expect(await refused.json()).toMatchObject({ error: { code: 'rate_limited' } });
