@@ -1,9 +1,10 @@
 /**
- * The README's "Vite + Hono on Node, Bun or Deno" section builds its app alone. The test reads
+ * The README's "Vite + Hono on Node, Bun or Deno" section builds its app alone, and so does its
+ * "Cloudflare Workers" section (the same page, its files in the same folder, one install for both). The test reads
  * the section, writes exactly the files it shows (each "`name` (...):" label and the block below)
  * into an empty folder, installs what its install lines name (Parlance's packages from the packed
  * tarballs, the rest at the versions pinned below), type-checks, builds the page with Vite, then
- * starts each runtime's entry file with the command its label gives and drives it over HTTP with a
+ * starts each runtime's entry file with the command its label gives (the Worker with `wrangler dev`) and drives it over HTTP with a
  * mock Anthropic upstream on 127.0.0.1: a streamed answer, stop (the upstream call is aborted),
  * resume after a lost connection (the exact text), and an approval that runs the tool once.
  * A file, a package or an import the README leaves out fails it. Needs `pnpm build` first.
@@ -34,6 +35,9 @@ const VERSIONS: Record<string, string> = {
   '@types/node': '20.19.43',
   '@types/react': '19.3.0',
   '@types/react-dom': '19.3.0',
+  // The Workers section: the repo's wrangler (4.87+ needs Node 22 for its CLI) and workers types.
+  wrangler: '4.86.0',
+  '@cloudflare/workers-types': '4.20260702.1',
 };
 const bin = (name: string) => join(import.meta.dirname, '../node_modules/.bin', name);
 
@@ -70,7 +74,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-const section = readSection(readFileSync(join(repoRoot, 'README.md'), 'utf8'), 'Vite + Hono on Node, Bun or Deno');
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const section = readSection(readme, 'Vite + Hono on Node, Bun or Deno');
+// The Workers section serves the Vite section's page: its files go into the same folder, on one install for both.
+const workers = readSection(readme, 'Cloudflare Workers: every file');
+const installed = [...new Set([...section.packages, ...workers.packages])];
 const SECRET = 'readme-apps-secret-0123456789abcdef0123';
 const SLOW = Array.from({ length: 40 }, (_, i) => `word${i} `);
 
@@ -97,13 +105,13 @@ beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'parlance-readme-'));
   packed = packAll(publishedPackages(), out);
   // The Parlance packages the install lines name, and theirs (the registry has none of this version).
-  const names = new Set(section.packages.filter((p) => p.startsWith('@parlance/')));
+  const names = new Set(installed.filter((p) => p.startsWith('@parlance/')));
   for (const name of names) for (const dep of Object.keys(readManifest(packed.find((p) => p.name === name)!.dir).dependencies ?? {})) if (dep.startsWith('@parlance/')) names.add(dep);
-  const others = section.packages.filter((p) => !p.startsWith('@parlance/'));
+  const others = installed.filter((p) => !p.startsWith('@parlance/'));
   const unpinned = others.filter((p) => !(p in VERSIONS));
   if (unpinned.length) throw new Error(`The README installs ${unpinned.join(', ')}: pin a version in VERSIONS`);
   app = await scratchApp('readme', packed.filter((p) => names.has(p.name)), Object.fromEntries(others.map((p) => [p, VERSIONS[p]!])));
-  for (const [name, content] of Object.entries(section.files)) writeFileSync(join(app, name), content);
+  for (const [name, content] of Object.entries({ ...section.files, ...workers.files })) writeFileSync(join(app, name), content);
   // The page the entry files serve (`npx vite build`, as the section says).
   await exec(join(app, 'node_modules/.bin/vite'), ['build', '--logLevel', 'error'], { cwd: app });
 }, 300_000);
@@ -120,6 +128,9 @@ describe('the README app (Vite + Hono on Node, Bun or Deno)', () => {
     const code = Object.entries(section.files).filter(([name]) => /\.tsx?$/.test(name));
     const imported = new Set(code.flatMap(([, text]) => [...text.matchAll(/from '([^'.][^']*)'/g)].map((m) => m[1]!.replace(/^(@[^/]+\/[^/]+|[^@/][^/]*).*$/, '$1'))));
     for (const name of imported) expect(section.packages, `${name} is imported but not in the install lines`).toContain(name);
+    expect(Object.keys(workers.files).sort()).toEqual(['.dev.vars', 'worker.ts', 'wrangler.jsonc']);
+    const workerImports = [...workers.files['worker.ts']!.matchAll(/from '([^'.][^']*)'/g)].map((m) => m[1]!.replace(/^(@[^/]+\/[^/]+|[^@/][^/]*).*$/, '$1'));
+    for (const name of workerImports) expect(workers.packages, `${name} is imported by worker.ts but not in the Workers install lines`).toContain(name);
   });
 
   it('type-checks and builds the page with Vite', async () => {
@@ -132,20 +143,22 @@ describe('the README app (Vite + Hono on Node, Bun or Deno)', () => {
     ['Node', 'server.node.ts'],
     ['Bun', 'server.bun.ts'],
     ['Deno', 'server.deno.ts'],
+    // The section's `npx wrangler dev`, on a free port; the keys come from its .dev.vars, the mock upstream's URL as one more var.
+    ['Workers (wrangler dev)', 'worker.ts'],
   ])('on %s', (_runtime, entry) => {
     let url: string;
     beforeAll(async () => {
-      const [command, ...args] = section.commands[entry]!.split(' ');
-      const resolved = command === 'npx' ? join(app, 'node_modules/.bin', args.shift()!) : bin(command!);
       const port = await freePort();
-      const env = { ...process.env, PORT: String(port), ANTHROPIC_BASE_URL: upstream.url, ANTHROPIC_API_KEY: 'sk-ant-readme', PARLANCE_SECRET: SECRET, NO_COLOR: '1' };
+      const [command, ...args] = entry === 'worker.ts' ? ['npx', 'wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--var', `ANTHROPIC_BASE_URL:${upstream.url}`] : section.commands[entry]!.split(' ');
+      const resolved = command === 'npx' ? join(app, 'node_modules/.bin', args.shift()!) : bin(command!);
+      const env = { ...process.env, PORT: String(port), ANTHROPIC_BASE_URL: upstream.url, ANTHROPIC_API_KEY: 'sk-ant-readme', PARLANCE_SECRET: SECRET, NO_COLOR: '1', WRANGLER_SEND_METRICS: 'false' };
       const child = spawn(resolved, args, { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
       children.push(child);
       url = await new Promise((resolve, reject) => {
         let output = '';
         const read = (chunk: Buffer) => {
           output += chunk.toString();
-          if (/listening on \d+/.test(output)) resolve(`http://127.0.0.1:${port}`);
+          if (/listening on \d+|Ready on http/.test(output)) resolve(`http://127.0.0.1:${port}`);
         };
         child.stdout!.on('data', read);
         child.stderr!.on('data', read);
