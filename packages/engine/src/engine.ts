@@ -6,6 +6,7 @@
  * answer against the schema (once: retrying is the loop's job, so `chat` retries and
  * `generate` reports).
  */
+import { withFileRefs } from './files/with-file-refs.ts';
 import {
   ParlanceError,
   collectResponse,
@@ -236,7 +237,7 @@ export function createEngineWith(providers: readonly Provider[], defaults: Engin
 function buildEngine(defaults: EngineOptions, resolver: ModelResolver): Engine {
   const generateId = defaults.generateId ?? defaultId;
 
-  const model = (spec: string | LanguageModel | undefined): LanguageModel => {
+  const resolve = (spec: string | LanguageModel | undefined): LanguageModel => {
     if (spec === undefined) throw new ParlanceError('invalid_request', 'No model: pass `model` to the call or to createEngine()');
     if (typeof spec !== 'string') return spec;
     const options: { env?: Record<string, string | undefined>; fetch?: typeof globalThis.fetch } = {};
@@ -244,6 +245,8 @@ function buildEngine(defaults: EngineOptions, resolver: ModelResolver): Engine {
     if (defaults.fetch) options.fetch = defaults.fetch;
     return resolver(spec, options);
   };
+  // File references are resolved per model call, before the dialect encodes (files/with-file-refs.ts).
+  const model = (spec: string | LanguageModel | undefined): LanguageModel => (defaults.files ? withFileRefs(resolve(spec), defaults.files) : resolve(spec));
 
   /** Resolves one call's options into the loop's configuration (throws on bad options). */
   const configure = (call: CallOptions<SchemaLike | undefined>, maxStepsOverride?: number, kind: 'run' | 'call' = 'run'): RunConfig => {

@@ -191,3 +191,7 @@ export {
   type ContextOptions,
   type ContextStrategy,
 } from './context/context-policy.ts';
+export type { FileSource } from './files/file-source.ts';
+export { MAX_CACHED_BYTES, MAX_CACHED_FILES, resolveFileRefs, type FileTarget } from './files/resolve-files.ts';
+export { withFileRefs } from './files/with-file-refs.ts';
+export type { UnsignedFileRef } from './trust/file-refs.ts';

@@ -3,6 +3,7 @@
  * defaults, then the library default. A key nobody knows is an `invalid_request`
  * error (a typo must not silently do nothing); provider-specific fields go in `extra`.
  */
+import type { FileSource } from './files/file-source.ts';
 import {
   ParlanceError,
   type LanguageModel,
@@ -152,6 +153,12 @@ export interface EngineOptions extends SharedOptions {
    * makes a fast or endless upstream pile up in memory.
    */
   maxQueuedBytes?: number;
+  /**
+   * Where the files a thread references (`FilePart.ref`, stored by the server's `POST /files`) are
+   * read from when a request is encoded: inline bytes, or a URL where the provider fetches files
+   * itself (see `resolveFileRefs`). Without it, a thread holding a reference fails its model call.
+   */
+  files?: FileSource;
 }
 
 /**
@@ -223,7 +230,7 @@ const SHARED_KEYS = [
   'onFinish',
 ] as const satisfies readonly (keyof SharedOptions)[];
 
-export const ENGINE_KEYS: readonly string[] = [...SHARED_KEYS, 'resolveModel', 'env', 'fetch', 'generateId', 'maxQueuedBytes'];
+export const ENGINE_KEYS: readonly string[] = [...SHARED_KEYS, 'resolveModel', 'env', 'fetch', 'generateId', 'maxQueuedBytes', 'files'];
 export const CALL_KEYS: readonly string[] = [...SHARED_KEYS, 'messages', 'thread', 'prompt', 'output', 'signal', 'resume', 'checkpoint'];
 
 export function checkKeys(options: object, known: readonly string[], where: string): void {

@@ -64,6 +64,8 @@ export {
   messageText,
   partText,
   type FilePart,
+  type FileRef,
+  type InlineFilePart,
   type Message,
   type Part,
   type PartType,
@@ -106,3 +108,4 @@ export {
 export { USAGE_KEYS, addUsage, mergeUsage, type Usage } from './usage.ts';
 export { LEAN_WIRE_ACCEPT, WIRE_VERSION, leanWire, wireOf } from './lean-wire.ts';
 export { DELTA_ID_EVERY, formatEventId, formatSseFrame, frameEventId, parseEventId, sendsEventId } from './wire.ts';
+export { FILE_TYPE_HEADER, acceptsFile, fileModality, type FileUploadResponseBody } from './files.ts';

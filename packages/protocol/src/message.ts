@@ -86,7 +86,29 @@ export interface ToolResultPart extends PartBase {
 }
 
 /**
- * A file: an image, audio or a document, inline (base64 `data`) or by `url`.
+ * A file the server stored (`POST /files`), as the thread holds it instead of its bytes: the
+ * server's id, media type, size and SHA-256, signed for the principal that uploaded it. The server
+ * resolves it when it encodes a model request; an edited, unsigned or another principal's reference
+ * is refused like a forged tool call (see SECURITY.md).
+ *
+ * @example
+ * const ref: FileRef = { id: 'file_4f2a…', mediaType: 'image/png', size: 48213, sha256: '9f86d0…', signature: 'p2.…' };
+ */
+export interface FileRef {
+  id: string;
+  mediaType: string;
+  /** Bytes. */
+  size: number;
+  /** The bytes' SHA-256, lowercase hex. */
+  sha256: string;
+  /** The server's signature over the fields above and the principal it was issued to. */
+  signature: string;
+}
+
+/**
+ * A file: an image, audio or a document, inline (base64 `data`), by `url`, or by a reference to
+ * a file the server stored (`ref`, see `FileRef`). A dialect sees only `data` and `url`: the
+ * engine resolves references before it encodes a request.
  *
  * @example
  * const image: FilePart = { type: 'file', mediaType: 'image/png', data: pngBase64 };
@@ -95,7 +117,15 @@ export type FilePart = PartBase & {
   type: 'file';
   mediaType: string;
   filename?: string;
-} & ({ data: string; url?: undefined } | { url: string; data?: undefined });
+} & ({ data: string; url?: undefined; ref?: undefined } | { url: string; data?: undefined; ref?: undefined } | { ref: FileRef; data?: undefined; url?: undefined });
+
+/**
+ * A file part as a dialect encodes it: inline `data` or a `url` (references are resolved before).
+ *
+ * @example
+ * function encode(part: InlineFilePart) { return part.data ?? part.url; }
+ */
+export type InlineFilePart = Exclude<FilePart, { ref: FileRef }>;
 
 /**
  * A source the model cited (web search results, documents).

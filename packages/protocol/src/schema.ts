@@ -116,8 +116,17 @@ const parts: Record<Part['type'], Check> = {
     providerState,
   }),
   file: object(
-    { type: string, mediaType: string, filename: optional(string), data: optional(string), url: optional(string), providerState },
-    (part) => ((part.data === undefined) !== (part.url === undefined) ? undefined : 'a file part holds exactly one of data or url'),
+    {
+      type: string,
+      mediaType: string,
+      filename: optional(string),
+      data: optional(string),
+      url: optional(string),
+      ref: optional(object({ id: string, mediaType: string, size: number, sha256: string, signature: string })),
+      providerState,
+    },
+    (part) =>
+      [part.data, part.url, part.ref].filter((v) => v !== undefined).length === 1 ? undefined : 'a file part holds exactly one of data, url or ref',
   ),
   source: object({ type: string, url: string, title: optional(string), providerState }),
   summary: object({ type: string, text: string, through: string, providerState }),

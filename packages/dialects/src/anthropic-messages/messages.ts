@@ -25,6 +25,7 @@
  * document blocks inside the `tool_result` block; other files are named in a text block.
  */
 import { ParlanceError, toolContentOf, type FilePart, type Message, type Part } from '@parlance/protocol';
+import { inlineFile } from '../shared/inline-file.ts';
 import { asFilePart, isBase64, omittedNote } from '../shared/tool-content.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import { anthropicState } from './mappings.ts';
@@ -80,7 +81,8 @@ function decodeBase64Text(data: string): string {
 }
 
 /** Image and document blocks: https://docs.anthropic.com/en/docs/build-with-claude/vision, .../pdf-support */
-function fileBlock(part: FilePart, path: (string | number)[]): Json {
+function fileBlock(given: FilePart, path: (string | number)[]): Json {
+  const part = inlineFile(given, path);
   let data = part.data;
   let mediaType = part.mediaType;
   const url = part.url;

@@ -22,6 +22,7 @@
  *   Gemini 3+, else as parts after the turn's responses (tool-content.ts).
  */
 import { toolContentOf, type Message, type ModelRequest, type Part, type ReasoningEffort, type ToolChoice } from '@parlance/protocol';
+import { inlineFile } from '../shared/inline-file.ts';
 import { isObject, type JsonObject, toArgumentsObject } from '../shared/json.ts';
 import { LEADING_USER_TEXT } from '../shared/leading-turn.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
@@ -51,7 +52,8 @@ export function geminiGeneration(model: string): number | undefined {
 }
 
 /** https://ai.google.dev/api/caching#Content: inline base64 data, or a file by URI (Files API, public URLs). */
-function filePart(part: Extract<Part, { type: 'file' }>): Json {
+function filePart(given: Extract<Part, { type: 'file' }>, path: (string | number)[]): Json {
+  const part = inlineFile(given, path);
   if (part.data !== undefined) return { inlineData: { mimeType: part.mediaType, data: part.data } };
   const dataUrl = /^data:([^;,]+)?(?:;[^,]*)?;base64,(.*)$/s.exec(part.url);
   if (dataUrl) return { inlineData: { mimeType: dataUrl[1] ?? part.mediaType, data: dataUrl[2] } };
@@ -70,7 +72,7 @@ interface CallInfo {
   providerId?: string;
 }
 
-function modelParts(message: Message, generation: number | undefined): Json[] {
+function modelParts(message: Message, generation: number | undefined, at: number): Json[] {
   const parts: Json[] = [];
   const fromGemini = message.provenance?.dialect === DIALECT;
   const signatureOf = (part: Part | undefined) => {
@@ -115,7 +117,7 @@ function modelParts(message: Message, generation: number | undefined): Json[] {
         break;
       case 'file': {
         // Generated images go back with their signature (and draft images as thoughts), as received.
-        const file = filePart(part);
+        const file = filePart(part, ['messages', at, 'parts', index]);
         if (state?.thought === true) file.thought = true;
         if (signature) file.thoughtSignature = signature;
         parts.push(file);
@@ -132,17 +134,17 @@ function modelParts(message: Message, generation: number | undefined): Json[] {
   return parts;
 }
 
-function userParts(message: Message, calls: Map<string, CallInfo>, generation: number | undefined): Json[] {
+function userParts(message: Message, calls: Map<string, CallInfo>, generation: number | undefined, at: number): Json[] {
   const parts: Json[] = [];
   // Files of content tool outputs that a function response cannot hold: after the turn's responses.
   const after: Json[] = [];
-  for (const part of message.parts) {
+  for (const [index, part] of message.parts.entries()) {
     switch (part.type) {
       case 'text':
         if (part.text !== '') parts.push({ text: part.text });
         break;
       case 'file':
-        parts.push(filePart(part));
+        parts.push(filePart(part, ['messages', at, 'parts', index]));
         break;
       case 'tool-result': {
         if (part.providerExecuted) break;
@@ -224,7 +226,7 @@ export function encodeGeminiRequest(original: ModelRequest, options: EncodeOptio
   const calls = new Map<string, CallInfo>();
 
   const contents: Content[] = [];
-  for (const message of repairToolPairs(request.messages)) {
+  for (const [at, message] of repairToolPairs(request.messages).entries()) {
     for (const part of message.parts) {
       if (part.type !== 'tool-call' || part.providerExecuted) continue;
       const id = stateOf(part)?.id;
@@ -236,7 +238,7 @@ export function encodeGeminiRequest(original: ModelRequest, options: EncodeOptio
       continue;
     }
     const role = message.role === 'assistant' ? 'model' : 'user';
-    const parts = role === 'model' ? modelParts(message, generation) : userParts(message, calls, generation);
+    const parts = role === 'model' ? modelParts(message, generation, at) : userParts(message, calls, generation, at);
     if (parts.length === 0) continue;
     // Tool results (a `tool` message) and the next user message share one user turn.
     const last = contents[contents.length - 1];

@@ -25,6 +25,7 @@
  *   replaces the options built here.
  */
 import { ParlanceError, toolContentOf, type Message, type ModelRequest, type ReasoningEffort } from '@parlance/protocol';
+import { inlineFile } from '../shared/inline-file.ts';
 import { isObject, type JsonObject, toArgumentsObject } from '../shared/json.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
@@ -47,13 +48,14 @@ function decodeBase64Text(data: string, path: (string | number)[]): string {
 function userMessage(message: Message, index: number): Json | undefined {
   const texts: string[] = [];
   const images: string[] = [];
-  message.parts.forEach((part, p) => {
-    if (part.type === 'text') {
-      if (part.text !== '') texts.push(part.text);
+  message.parts.forEach((given, p) => {
+    if (given.type === 'text') {
+      if (given.text !== '') texts.push(given.text);
       return;
     }
-    if (part.type !== 'file') return;
+    if (given.type !== 'file') return;
     const path = ['messages', index, 'parts', p];
+    const part = inlineFile(given, path);
     let data: string;
     let mediaType = part.mediaType;
     if (part.data !== undefined) data = part.data;

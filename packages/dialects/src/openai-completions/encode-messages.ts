@@ -35,6 +35,7 @@
  *   reasoning models (https://platform.openai.com/docs/guides/text#message-roles-and-instruction-following).
  */
 import { type Message, type ModelRequest, ParlanceError, type Part, toolContentOf } from '@parlance/protocol';
+import { inlineFile } from '../shared/inline-file.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
 import { DIALECT_ID, isObject, type JsonObject } from './mappings.ts';
@@ -116,7 +117,8 @@ const AUDIO_FORMATS: Record<string, string> = {
 };
 
 /** User content parts: https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages-user-message-content */
-function filePart(part: Extract<Part, { type: 'file' }>, path: (string | number)[]): JsonObject {
+function filePart(given: Extract<Part, { type: 'file' }>, path: (string | number)[]): JsonObject {
+  const part = inlineFile(given, path);
   const { mediaType } = part;
   if (mediaType.startsWith('image/')) {
     // Images by URL or data URL (https://platform.openai.com/docs/guides/images-vision#giving-a-model-images-as-input).

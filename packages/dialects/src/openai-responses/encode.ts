@@ -38,6 +38,7 @@
  *   (tool-content.ts), not JSON text.
  */
 import { toolContentOf, type Message, type ModelRequest, type Part, type ReasoningEffort, type ThinkingSetting } from '@parlance/protocol';
+import { inlineFile } from '../shared/inline-file.ts';
 import { strictOrLoose } from '../shared/strict-schema.ts';
 import { samplingRules } from '../shared/sampling-rules.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
@@ -80,11 +81,12 @@ function dataUrl(mediaType: string, data: string): string {
 }
 
 /** User content: https://platform.openai.com/docs/api-reference/responses/create#responses-create-input-input_item_list-input_message-content */
-function userContent(parts: Part[]): Json[] {
+function userContent(parts: Part[], index: number): Json[] {
   const content: Json[] = [];
-  for (const part of parts) {
-    if (part.type === 'text') content.push({ type: 'input_text', text: part.text });
-    else if (part.type === 'file') {
+  for (const [j, given] of parts.entries()) {
+    if (given.type === 'text') content.push({ type: 'input_text', text: given.text });
+    else if (given.type === 'file') {
+      const part = inlineFile(given, ['messages', index, 'parts', j]);
       const source = part.url ?? dataUrl(part.mediaType, part.data);
       if (part.mediaType.startsWith('image/')) content.push({ type: 'input_image', image_url: source, detail: 'auto' });
       else if (part.url !== undefined) content.push({ type: 'input_file', file_url: part.url });
@@ -327,7 +329,7 @@ export function encodeResponsesRequest(original: ModelRequest, options: EncodeOp
   const pairs = pairsOf(messages);
   const input: Json[] = [];
 
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
     if (message.role === 'system') {
       const text = message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
       if (text) instructions.push(text);
@@ -335,7 +337,7 @@ export function encodeResponsesRequest(original: ModelRequest, options: EncodeOp
       input.push(...assistantItems(message, pairs));
     } else {
       // User and tool messages: content parts in one message, tool results as their own items.
-      const content = userContent(message.parts);
+      const content = userContent(message.parts, index);
       if (content.length) input.push({ type: 'message', role: 'user', content });
       for (const part of message.parts)
         if (part.type === 'tool-result' && !part.providerExecuted && pairs.calls.has(part.toolCallId)) input.push(toolResultItem(part, pairs));

@@ -9,7 +9,7 @@
  * and must not fail every later step of the run. Unknown models pass through untouched: the
  * catalog only ever prevents errors it is sure of.
  */
-import { ParlanceError, toolContentOf, type ModelRequest, type Part, type ReasoningEffort, type ToolContentPart } from '@parlance/protocol';
+import { ParlanceError, acceptsFile, fileModality, toolContentOf, type ModelRequest, type Part, type ReasoningEffort, type ToolContentPart } from '@parlance/protocol';
 import type { ModelInfo } from '../catalog/catalog.ts';
 
 type Request = Omit<ModelRequest, 'model'>;
@@ -33,15 +33,15 @@ export function clampEffort(effort: ReasoningEffort, accepted: readonly Reasonin
   return best;
 }
 
-/** Throws `invalid_request` (with the part's path) when the request holds an image the model cannot take. */
+/** Throws `invalid_request` (with the part's path) when the request holds a file the model cannot take (an image or a PDF for a text-only model; see `acceptsFile`). */
 export function checkInput(request: Request, info: ModelInfo): void {
   if (info.input.includes('image')) return;
   request.messages.forEach((message, m) => {
     message.parts.forEach((part, p) => {
-      if (part.type === 'file' && part.mediaType.toLowerCase().startsWith('image/')) {
+      if (part.type === 'file' && !acceptsFile(info.input, part.mediaType)) {
         throw new ParlanceError(
           'invalid_request',
-          `${info.provider}:${info.id} does not accept image input (message ${m}, part ${p} is ${part.mediaType})`,
+          `${info.provider}:${info.id} does not accept ${fileModality(part.mediaType)} input (message ${m}, part ${p} is ${part.mediaType})`,
           { path: ['messages', m, 'parts', p], retryable: false },
         );
       }

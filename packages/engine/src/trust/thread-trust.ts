@@ -17,10 +17,11 @@
  * signatures to a run's events as they pass (and to a thread a `chat-finish` carries), so a
  * client folding the stream holds a signed thread. Both are Web Crypto HMAC: edge-safe.
  */
-import { ParlanceError, pendingInputs, type Event, type Message, type PendingInput, type Thread, type ToolResultPart } from '@parlance/protocol';
+import { ParlanceError, pendingInputs, type Event, type FileRef, type Message, type PendingInput, type Thread, type ToolResultPart } from '@parlance/protocol';
 import { unresolvedCalls } from '../loop/pending.ts';
 import type { ResumeInput } from '../options.ts';
 import { createEventSigner, type EventSigner } from './event-signer.ts';
+import { fileRefProblem, fileRefText, refusedFileRef, type UnsignedFileRef } from './file-refs.ts';
 import { callText, pauseText, resultText, type Scope } from './signed-texts.ts';
 import { signingKeys } from './signing-keys.ts';
 
@@ -88,6 +89,11 @@ export interface ThreadTrust {
   eventSigner(thread: Thread, options?: SignOptions): EventSigner;
   /** A copy of a thread the host itself built (seeded history, a migration) with every tool part and pause signed, in every version of a branched thread. */
   signThread(thread: Thread, options?: SignOptions): Promise<Thread>;
+  /**
+   * Signs a stored file's reference for its principal (what `POST /files` answers). `verifyThread`
+   * refuses a file part whose reference is unsigned, edited or issued to another principal.
+   */
+  signFile(ref: UnsignedFileRef, options?: SignOptions): Promise<FileRef>;
 }
 
 type Path = (string | number)[];
@@ -140,6 +146,15 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
       }
       for (let j = 0; j < message.parts.length; j++) {
         const part = message.parts[j]!;
+        if (part.type === 'file' && part.ref !== undefined) {
+          const path = ['messages', i, 'parts', j];
+          const { ref } = part;
+          const problem = fileRefProblem(part);
+          if (problem) throw refusedFileRef(path, ref, `cannot be this server's: ${problem}`);
+          if (ref.signature.startsWith('p1.')) throw refusedFileRef(path, ref, 'was signed by an older version of this server: upload it again');
+          checks.push({ path, what: `The file "${ref.id}"`, text: fileRefText(scope.principal, ref), signature: ref.signature });
+          continue;
+        }
         if (part.type !== 'tool-call' && part.type !== 'tool-result') continue;
         const path = ['messages', i, 'parts', j];
         const what = part.type === 'tool-call' ? `The tool call "${part.id}"` : `The tool result for "${part.toolCallId}"`;
@@ -160,7 +175,8 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
     const bad = valid.indexOf(false);
     if (bad >= 0) {
       const { path, what } = checks[bad]!;
-      throw refuse(path, `${what} does not match its signature (edited, moved, from another thread or signed for another principal)`);
+      const file = what.startsWith('The file');
+      throw refuse(path, file ? `${what} is not a file this server stored for you (unsigned, edited or uploaded by another principal)` : `${what} does not match its signature (edited, moved, from another thread or signed for another principal)`);
     }
 
     // What the run would act on: the trailing assistant message's calls still owed a result.
@@ -272,5 +288,10 @@ export function createThreadTrust(options: ThreadTrustOptions): ThreadTrust {
     return { ...thread, messages, branches: Object.fromEntries(await Promise.all(entries)) };
   }
 
-  return { verifyThread, signEvents: signStream, eventSigner, signThread };
+  async function signFile(ref: UnsignedFileRef, options: SignOptions = {}): Promise<FileRef> {
+    const fields: UnsignedFileRef = { id: ref.id, mediaType: ref.mediaType, size: ref.size, sha256: ref.sha256 };
+    return { ...fields, signature: await keys.sign(fileRefText(options.principal ?? null, fields)) };
+  }
+
+  return { verifyThread, signEvents: signStream, eventSigner, signThread, signFile };
 }
