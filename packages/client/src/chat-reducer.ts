@@ -5,6 +5,7 @@
  * is not kept here: it is derived from the thread with the protocol's `pendingInputs`
  * (the fold writes the pause into the thread), so a reloaded thread still knows it.
  */
+import type { UploadProgress } from './attachments.ts';
 import {
   createFoldState,
   parseEventId,
@@ -87,6 +88,8 @@ export interface ChatState {
   deleted?: true;
   haltReason?: HaltReason;
   usage?: Usage;
+  /** The files `send({ files })` is uploading, with the bytes sent so far (absent when none). */
+  uploads?: UploadProgress[];
 }
 
 /**
@@ -108,7 +111,8 @@ export type ChatAction =
   | { type: 'merge'; thread: Thread }
   | { type: 'deleted' }
   /** A save failed (`error`) or succeeded again (no `error`). */
-  | { type: 'persist'; error?: ErrorPayload };
+  | { type: 'persist'; error?: ErrorPayload }
+  | { type: 'uploads'; uploads: UploadProgress[] };
 
 /**
  * The sequence of an event id. One remembered entry: per delta the reducer compares the new id with
@@ -279,6 +283,10 @@ function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'persist': {
       const { persistError, ...rest } = state;
       return action.error ? { ...rest, persistError: action.error } : persistError?.code === 'storage' ? rest : state;
+    }
+    case 'uploads': {
+      const { uploads: _, ...rest } = state;
+      return action.uploads.length ? { ...rest, uploads: action.uploads } : rest;
     }
   }
 }

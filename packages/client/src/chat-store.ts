@@ -4,15 +4,16 @@
  * per animation frame (store.ts); each message can be subscribed to on its own, so
  * a list re-renders only the message that changed. Options are read at call time.
  */
-import { ParlanceError, createThread, forkAt, siblingsOf, switchBranch, type Message, type Part, type Siblings, type Thread } from '@parlance/protocol';
+import { ParlanceError, createThread, forkAt, siblingsOf, switchBranch, type Message, type ModelEntry, type Part, type Siblings, type Thread } from '@parlance/protocol';
 import type { AttachPersistence, Persistence, PersistenceHost } from './chat-persistence.ts';
 import { chatReducer, initialChatState, runInput, settle, type ChatAction, type ChatState } from './chat-reducer.ts';
+import { attachmentList, attachmentParts, checkAttachments, DEFAULT_MAX_INLINE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, type Attachments } from './attachments.ts';
 import type { PersistAdapter } from './persist.ts';
 import { noPersistence, unattachedPersistence } from './no-persistence.ts';
 import { emitRunFinish } from './run-events.ts';
 import { readSse } from './sse.ts';
 import { Store, type Listener } from './store.ts';
-import { cancelRun, postChat, resumeRun, type ResumeInput, type TransportOptions } from './transport.ts';
+import { cancelRun, fetchModels, postChat, resumeRun, type ResumeInput, type TransportOptions } from './transport.ts';
 
 /**
  * What `send` does while an answer streams: `queue` it (default) or `interrupt` (cancel the answer, then send).
@@ -52,8 +53,28 @@ export interface ChatOptions extends TransportOptions {
   maxRetries?: number;
   retryDelayMs?: number;
   generateId?: () => string;
+  /**
+   * What the chosen model reads (`ModelCapabilities.input`), to check attachments before upload.
+   * Default: the `model`'s entry in `GET {api}/models` (read once); not checked when unknown.
+   */
+  modelInput?: string[];
+  /** Attachments larger than this are refused before upload (default `DEFAULT_MAX_UPLOAD_BYTES`, 20 MiB). */
+  maxFileBytes?: number;
+  /** With no file store on the server, attachments up to this size go inline as base64 (default `DEFAULT_MAX_INLINE_BYTES`, 256 KiB). */
+  maxInlineFileBytes?: number;
   onFinish?: (info: { thread: Thread; haltReason: ChatState['haltReason']; usage: ChatState['usage'] }) => void;
   onError?: (error: ParlanceError) => void;
+}
+
+/**
+ * A message to send with attachments: its text and files (`File`, `Blob`, a `FileList`, URLs).
+ *
+ * @example
+ * await chat.send({ text: 'What is in this photo?', files: input.files! } satisfies Compose);
+ */
+export interface Compose {
+  text?: string;
+  files?: Attachments;
 }
 
 type Response_ = { toolResult?: { output: unknown; isError?: boolean }; approval?: { approved: boolean; reason?: string }; answer?: string };
@@ -88,6 +109,9 @@ export class ChatStore extends Store<ChatState> {
   /** Messages by id, for the last thread looked up (rebuilt once per publication that changed the thread, never per delta). */
   #index: [Message[], Map<string, Message>] = [[], new Map()];
   #ids: [Message[], string[]] = [[], []];
+  /** The server's models, read once for attachment checks; learned: the server has no file store. */
+  #models: Promise<ModelEntry[] | undefined> | undefined;
+  #noFileStore = false;
 
   /**
    * Reads no randomness and no clock: a store is built during render (and server prerender, where
@@ -195,9 +219,10 @@ export class ChatStore extends Store<ChatState> {
    * refused: the promise rejects with a ParlanceError of code 'run_paused' and nothing is sent or
    * saved; `sendBlocked` says so beforehand, so a UI can disable sending and keep the draft.
    */
-  send = (input: string | Part[] | Message, options: { mode?: SendMode } = {}): Promise<void> => {
+  send = (input: string | Part[] | Message | Compose, options: { mode?: SendMode } = {}): Promise<void> => {
     const s = this.state;
     if (s.sendBlocked) return Promise.reject(new ParlanceError(s.sendBlocked.code, s.sendBlocked.message, { retryable: false }));
+    if (typeof input === 'object' && !Array.isArray(input) && !('role' in input)) return this.#compose(input, options);
     const message: Message = typeof input === 'object' && 'role' in input ? input : this.#userMessage(input);
     if (busy(s) || s.pending.length) {
       this.#dispatch({ type: 'queue', message });
@@ -205,6 +230,41 @@ export class ChatStore extends Store<ChatState> {
     } else void this.#drive([...s.queue, message]);
     return this.idle();
   };
+
+  /**
+   * A message with attachments: each is checked (the model reads its type, its size is allowed)
+   * before anything is uploaded, files are uploaded once each (`state.uploads` shows progress) and
+   * sent as signed references, then the message is sent like any other. Rejects with a
+   * ParlanceError `invalid_request` (status 415 or 413, `path` ['files', i]) for a refused file, or
+   * the upload's error; nothing is sent then.
+   */
+  async #compose(input: Compose, options: { mode?: SendMode }): Promise<void> {
+    const o = this.options;
+    const files = attachmentList(input.files);
+    const described = checkAttachments(files, { input: o.modelInput ?? (files.length ? await this.#modelInput() : undefined), model: o.model, maxFileBytes: o.maxFileBytes ?? DEFAULT_MAX_UPLOAD_BYTES });
+    let parts: Part[];
+    try {
+      const uploaded = await attachmentParts(described, {
+        ...o,
+        maxInlineFileBytes: o.maxInlineFileBytes ?? DEFAULT_MAX_INLINE_BYTES,
+        noFileStore: this.#noFileStore,
+        onProgress: (uploads) => this.#dispatch({ type: 'uploads', uploads }),
+      });
+      this.#noFileStore = uploaded.noFileStore;
+      parts = uploaded.parts;
+    } finally {
+      this.#dispatch({ type: 'uploads', uploads: [] });
+    }
+    return this.send(input.text ? [{ type: 'text', text: input.text }, ...parts] : parts, options);
+  }
+
+  /** The chosen model's input modalities from `GET /models` (undefined when it cannot be read or is not listed). */
+  async #modelInput(): Promise<string[] | undefined> {
+    this.#models ??= fetchModels(this.options).catch(() => undefined);
+    const models = await this.#models;
+    const entry = this.options.model === undefined ? models?.[0] : models?.find((m) => m.id === this.options.model);
+    return entry?.capabilities?.input;
+  }
 
   /** Cancels the run through the server's cancel route; what was received is kept. */
   stop = async (): Promise<void> => {

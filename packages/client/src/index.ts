@@ -1,4 +1,4 @@
-export { ChatStore, type ChatOptions, type ClientTool, type SendMode } from './chat-store.ts';
+export { ChatStore, type ChatOptions, type ClientTool, type Compose, type SendMode } from './chat-store.ts';
 export { chatReducer, type ChatAction, type ChatState, type ChatStatus, type LiveRun, type PendingInput } from './chat-reducer.ts';
 export { attachChatPersistence, type AttachPersistence, type Persistence, type PersistenceHost } from './chat-persistence.ts';
 export { definePersistAdapter } from './define-persist-adapter.ts';
@@ -32,3 +32,11 @@ export {
   type TransportOptions,
 } from './transport.ts';
 export type { ChatRequestBody, ModelEntry, ResumeInput } from '@parlance/protocol';
+export {
+  DEFAULT_MAX_INLINE_BYTES,
+  DEFAULT_MAX_UPLOAD_BYTES,
+  uploadFile,
+  type Attachment,
+  type Attachments,
+  type UploadProgress,
+} from './attachments.ts';

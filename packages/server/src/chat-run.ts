@@ -5,6 +5,7 @@
  */
 import type { EventSigner, ThreadTrust } from '@parlance/engine';
 import { createThreadFold, type Event, type Thread, threadAfterRun } from '@parlance/protocol';
+import { fileSourceFor } from './files/blob-source.ts';
 import type { Context } from 'hono';
 import { executeRun } from './run-execution.ts';
 import { requestKey } from './run-keys.ts';
@@ -69,6 +70,7 @@ export function launchRun(ctx: ServerContext, c: Context, runId: string, start: 
       const input: ChatRunInput = { runId, thread: start.thread, model, options: start.options, signal, env, principal, generateId };
       if (start.resume) input.resume = start.resume;
       if (checkpoint) input.checkpoint = checkpoint;
+      if (options.files) input.files = fileSourceFor(options.files, env);
       // Every event is scrubbed, then signed: what is signed is exactly what the browser gets.
       // A caller that sent its thread folds the events onto it (`threadAfterRun`): the runner's
       // thread is not sent back. A caller that sent bare messages holds no thread, so it gets it.

@@ -45,6 +45,9 @@ export function configProblems(options: Pick<ParlanceServerOptions, 'run'> & Par
   if (named.length === 0 && tools > 0 && !isDevelopment(options, env)) {
     problems.push('This server runs tools, so it needs a signing secret: set PARLANCE_SECRET (32+ random characters) or the `secret` option (or `development: true` while developing)');
   }
+  if (named.length === 0 && options.files && !isDevelopment(options, env)) {
+    problems.push('This server stores files (`files`), and signs the references it answers: set PARLANCE_SECRET (32+ random characters) or the `secret` option (or `development: true` while developing)');
+  }
   return problems;
 }
 

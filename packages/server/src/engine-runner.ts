@@ -45,7 +45,7 @@ function runnerFrom(create: (options: EngineOptions) => Engine, options: EngineR
   const runner: ChatRunner = (input) => {
     // A refusal here throws before the engine starts; the run ends with it like any other runner failure.
     const settings = withClientTools(settingsFor(input.env), input.clientTools);
-    const engine = create({ ...settings, env: input.env, generateId: () => input.generateId('msg') });
+    const engine = create({ ...settings, env: input.env, generateId: () => input.generateId('msg'), ...(input.files ? { files: input.files } : {}) });
     const call: Parameters<typeof engine.streamChat>[0] = { ...input.options, thread: input.thread, model: input.model, signal: input.signal };
     if (input.resume) call.resume = input.resume;
     if (input.checkpoint) call.checkpoint = input.checkpoint;

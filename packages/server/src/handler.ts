@@ -9,10 +9,12 @@
  *   GET  /runs/:runId/events   resume from Last-Event-ID, then follow live         routes/runs.ts
  *   POST /runs/:runId/cancel   abort the run upstream; it ends with chat-finish 'cancelled'
  *   GET  /models               the models this server offers                       routes/models.ts
+ *   POST /files                store a file, answer its signed reference (with `files`) routes/files.ts
  */
 import { Hono } from 'hono';
 import { errorHandler, notFoundResponse } from './error-response.ts';
 import { chatRoutes } from './routes/chat.ts';
+import { filesRoutes } from './routes/files.ts';
 import { modelsRoutes } from './routes/models.ts';
 import { runsRoutes } from './routes/runs.ts';
 import { createServerContext, type ServerContext } from './server-context.ts';
@@ -41,6 +43,7 @@ export function assembleParlanceApp(ctx: ServerContext): Hono<any, any, any> {
   app.route('/', chatRoutes(ctx));
   app.route('/', runsRoutes(ctx));
   app.route('/', modelsRoutes(ctx));
+  if (options.files) app.route('/', filesRoutes(ctx, options.files));
   app.notFound(notFoundResponse);
   // Never leak a stack trace or upstream details: the code and a generic message only; the rest goes to onError.
   app.onError(errorHandler(ctx.reportError));

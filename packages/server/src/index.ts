@@ -34,3 +34,7 @@ export {
 export { checkConfig, configProblems } from './check-config.ts';
 export { catalogModels, engineRunner, engineRunnerWith, type EngineRunnerOptions, modelEntries } from './engine-runner.ts';
 export { clientOptionsSchema, type ClientOptions } from './schema.ts';
+export { checkBlobKey, type BlobInfo, type BlobStore } from './files/blob-store.ts';
+export { createMemoryBlobStore, type MemoryBlobStoreOptions } from './files/memory-blob-store.ts';
+export { createR2BlobStore, type R2BucketLike } from './files/r2-blob-store.ts';
+export { DEFAULT_FILE_TYPES, DEFAULT_MAX_FILE_BYTES, type FileStoreOptions } from './files/file-options.ts';

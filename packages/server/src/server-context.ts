@@ -4,7 +4,8 @@
  */
 import { type ModelEntry, ParlanceError } from '@parlance/protocol';
 import type { Context, MiddlewareHandler } from 'hono';
-import { createEdge } from './edge/edge.ts';
+import { createBytesEdge, createEdge } from './edge/edge.ts';
+import { DEFAULT_MAX_FILE_BYTES } from './files/file-options.ts';
 import { handOversOf, type HandOvers } from './hand-over.ts';
 import type { AllowedOrigins } from './edge/origin.ts';
 import { errorResponse, jsonRefusal } from './error-response.ts';
@@ -43,6 +44,8 @@ export interface ServerContext {
   edge: MiddlewareHandler;
   /** The runs this app may hand over on a graceful shutdown (`options.handOver`). */
   handOvers: HandOvers;
+  /** The same guards for `POST /files`: the body is the file's bytes (`application/octet-stream`, at most `files.maxFileBytes`). */
+  filesEdge: MiddlewareHandler;
 }
 
 function randomId(prefix: string): string {
@@ -79,20 +82,20 @@ export function createServerContext(options: ParlanceServerOptions): ServerConte
   const maxJsonDepth = options.maxJsonDepth ?? 64;
   const allowedOrigins: AllowedOrigins = options.allowedOrigins ?? (options.authorize ? [] : '*');
   const rateLimit = options.rateLimit;
-  const edge = createEdge<Principal | undefined>({
+  const caller = {
     allowedOrigins,
-    maxBodyBytes,
-    maxJsonDepth,
-    authorize: (c) => ctx.authorize(c.req.raw),
+    authorize: (c: Context) => ctx.authorize(c.req.raw),
     rateLimit: rateLimit
-      ? async (principal, c) => {
+      ? async (principal: Principal | undefined, c: Context) => {
           const refused = await rateLimit(principal, c.req.raw);
           return refused instanceof Response ? refused : undefined;
         }
       : undefined,
     // A refusal with the path of the bad value (a strict JSON read names it) carries it as an issue.
-    refuse: (_c, error) => jsonRefusal(error),
-  });
+    refuse: (_c: Context, error: ParlanceError) => jsonRefusal(error),
+  };
+  const edge = createEdge<Principal | undefined>({ ...caller, maxBodyBytes, maxJsonDepth });
+  const bytesEdge = createBytesEdge<Principal | undefined>({ ...caller, maxBodyBytes: options.files?.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES });
   const ctx: ServerContext = {
     options,
     store: options.store ?? createMemoryRunStore(),
@@ -132,6 +135,11 @@ export function createServerContext(options: ParlanceServerOptions): ServerConte
       const misconfigured = configured(ctx.env(c));
       if (misconfigured) return errorResponse(500, misconfigured.code, misconfigured.message);
       return edge(c, next);
+    },
+    async filesEdge(c, next) {
+      const misconfigured = configured(ctx.env(c));
+      if (misconfigured) return errorResponse(500, misconfigured.code, misconfigured.message);
+      return bytesEdge(c, next);
     },
   };
   return ctx;

@@ -4,7 +4,9 @@
  */
 import type { Event, HaltReason, ModelEntry, ResumeInput, Thread, ToolDefinition, Usage } from '@parlance/protocol';
 import type { ZodType } from 'zod';
+import type { FileSource } from '@parlance/engine';
 import type { AllowedOrigins } from './edge/origin.ts';
+import type { FileStoreOptions } from './files/file-options.ts';
 import type { RunStore } from './run-store.ts';
 import type { RunCheckpoint } from '@parlance/engine';
 import type { RunHandOver } from './hand-over.ts';
@@ -65,6 +67,8 @@ export interface ChatRunInput {
    * only what follows them.
    */
   checkpoint?: RunCheckpoint;
+  /** Where the files the thread references are read from (set when the server has a file store; `engineRunner` passes it to the engine). */
+  files?: FileSource;
 }
 
 /**
@@ -196,4 +200,10 @@ export interface ParlanceServerOptions {
   takeover?: boolean;
   /** Hands this app's runs over to other instances on a graceful shutdown (`createRunHandOver`). */
   handOver?: RunHandOver;
+  /**
+   * A file store: the app then serves `POST /files`, which stores a file and answers a reference
+   * signed for the caller that threads hold instead of the bytes; runners read the files back
+   * through `ChatRunInput.files`. Without it, clients send small files inline (see `FileStoreOptions`).
+   */
+  files?: FileStoreOptions;
 }

@@ -13,7 +13,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { every } from 'hono/combine';
 import { authorization, type RateLimitCheck, rateLimiting, type ResolveCaller } from './caller.ts';
 import { jsonBody } from './json-body.ts';
-import { jsonContentType } from './json-content-type.ts';
+import { bytesContentType, jsonContentType } from './json-content-type.ts';
 import { type AllowedOrigins, originGuard, type Refuse } from './origin.ts';
 
 export interface EdgeOptions<P> {
@@ -29,16 +29,30 @@ export interface EdgeOptions<P> {
 
 /** The guards of one route family as one middleware. */
 export function createEdge<P>(options: EdgeOptions<P>): MiddlewareHandler {
-  const { refuse, maxBodyBytes } = options;
-  const guards: MiddlewareHandler[] = [originGuard(options.allowedOrigins, refuse), authorization(options.authorize)];
+  const { refuse } = options;
+  return every(...callerGuards(options), jsonContentType(refuse), sizeLimit(options.maxBodyBytes, refuse), jsonBody(options.maxJsonDepth, refuse));
+}
+
+/**
+ * The same edge for a route whose body is a file's bytes (`POST /files`): Origin, the caller and
+ * the rate limit as everywhere, then the body must be `application/octet-stream` (like JSON, a
+ * type a cross-site form cannot send without a CORS preflight) and at most `maxBodyBytes` (the
+ * file limit), declared or streamed. It is not parsed.
+ */
+export function createBytesEdge<P>(options: Omit<EdgeOptions<P>, 'maxJsonDepth'>): MiddlewareHandler {
+  const { refuse } = options;
+  return every(...callerGuards(options), bytesContentType(refuse), sizeLimit(options.maxBodyBytes, refuse));
+}
+
+function callerGuards<P>(options: Omit<EdgeOptions<P>, 'maxJsonDepth' | 'maxBodyBytes'>): MiddlewareHandler[] {
+  const guards: MiddlewareHandler[] = [originGuard(options.allowedOrigins, options.refuse), authorization(options.authorize)];
   if (options.rateLimit) guards.push(rateLimiting(options.rateLimit));
-  guards.push(
-    jsonContentType(refuse),
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: (c) => refuse(c, new ParlanceError('invalid_request', `The request body is larger than ${maxBodyBytes} bytes`, { status: 413, retryable: false })),
-    }),
-    jsonBody(options.maxJsonDepth, refuse),
-  );
-  return every(...guards);
+  return guards;
+}
+
+function sizeLimit(maxSize: number, refuse: Refuse): MiddlewareHandler {
+  return bodyLimit({
+    maxSize,
+    onError: (c) => refuse(c, new ParlanceError('invalid_request', `The request body is larger than ${maxSize} bytes`, { status: 413, retryable: false })),
+  });
 }

@@ -17,6 +17,7 @@ import { createAiSdkRoutes } from '../frontends/ai-sdk-routes.ts';
 import { createGateway } from '../gateway/gateway.ts';
 import { staticKeys } from '../gateway/keys.ts';
 import { createParlanceApp } from '../handler.ts';
+import { createMemoryBlobStore } from '../files/memory-blob-store.ts';
 import { createMemoryRunStore } from '../memory-run-store.ts';
 import type { ParlanceServerOptions } from '../server-options.ts';
 
@@ -33,6 +34,9 @@ function servingApp(): Hono {
     maxBodyBytes: MAX_BODY,
     authorize: (request) => (request.headers.get('x-user') ? { id: request.headers.get('x-user')! } : undefined),
     onError: () => {},
+    secret: 'every-route-secret-that-is-long-enough-0123',
+    // `POST /files` takes bytes, not JSON: its edge refuses JSON bodies by type (BYTES_ROUTE below).
+    files: { store: createMemoryBlobStore(), maxFileBytes: MAX_BODY },
   };
   return new Hono()
     .route('/', createParlanceApp(options))
@@ -100,6 +104,22 @@ async function isRefusal(route: Served, sent: Headers, response: Response, statu
   return sameShape(body, JSON.parse(getDialect(dialect).encodeError({ code, message: MESSAGE, status }).body));
 }
 
+/**
+ * Routes whose body is a file's bytes (`application/octet-stream`, never parsed): a JSON body is
+ * refused there by its type (415) before its size or depth matter, and the size limit is checked
+ * on bytes sent with the route's own type.
+ */
+const BYTES_ROUTES = new Set(['POST /files']);
+const BYTES_TYPE = { 'content-type': 'application/octet-stream', 'x-parlance-file-type': 'image/png' };
+
+/** The bad input as a bytes route must answer it. */
+function forBytesRoute(input: BadInput): BadInput {
+  if (!input.body || input.status === 415) return input;
+  if (input.status === 413) return { ...input, headers: { ...input.headers, ...BYTES_TYPE } };
+  // Depth and parse checks are about JSON: a JSON body is refused by type first.
+  return { ...input, status: 415 };
+}
+
 interface BadInput {
   name: string;
   /** Only requests that can carry a body. */
@@ -165,8 +185,9 @@ function requestFor(route: Served, input: { headers: Record<string, string>; bod
 /** The bad inputs a route answered wrongly (empty: the route has the edge). */
 async function edgeFailures(app: Hono, route: Served): Promise<string[]> {
   const failures: string[] = [];
-  for (const input of BAD_INPUT) {
-    if (input.body && route.method === 'GET') continue;
+  for (const given of BAD_INPUT) {
+    if (given.body && route.method === 'GET') continue;
+    const input = BYTES_ROUTES.has(`${route.method} ${route.path}`) ? forBytesRoute(given) : given;
     const request = requestFor(route, { headers: input.headers, body: input.send?.(route) });
     const response = await app.fetch(request);
     if (!(await isRefusal(route, request.headers, response, input.status, input.code))) failures.push(`${input.name}: ${response.status}`);
@@ -180,7 +201,7 @@ const routes = servedRoutes(app);
 describe('the edge, on every route', () => {
   it('finds every route family in the app', () => {
     const paths = routes.map((r) => `${r.method} ${r.path}`);
-    for (const expected of ['POST /chat', 'GET /runs/:runId/events', 'POST /runs/:runId/cancel', 'GET /models', 'POST /ai', 'GET /ai/:chatId/stream', 'POST /agui']) {
+    for (const expected of ['POST /chat', 'GET /runs/:runId/events', 'POST /runs/:runId/cancel', 'GET /models', 'POST /files', 'POST /ai', 'GET /ai/:chatId/stream', 'POST /agui']) {
       expect(paths).toContain(expected);
     }
     for (const path of ['/gw/v1/chat/completions', '/gw/v1/responses', '/gw/v1/messages', '/gw/v1beta/models/*', '/gw/api/chat']) expect(paths).toContain(`POST ${path}`);

@@ -29,3 +29,17 @@ export function jsonContentType(refuse: Refuse): MiddlewareHandler {
     await next();
   };
 }
+
+/**
+ * Refuses (415 `invalid_request`) a request whose body is not sent as `application/octet-stream`,
+ * or that has none: a file upload's bytes, never parsed.
+ */
+export function bytesContentType(refuse: Refuse): MiddlewareHandler {
+  return async function contentType(c, next) {
+    const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/octet-stream' || !hasBody(c.req.raw)) {
+      return refuse(c, new ParlanceError('invalid_request', "A file's bytes must be sent as content-type: application/octet-stream", { status: 415, retryable: false }));
+    }
+    await next();
+  };
+}

@@ -78,7 +78,8 @@ export function itemNamer(responseId: string): (event: Event) => Event {
 
 /** Whether a Responses body names stored state (so it needs a store). */
 function namesState(json: unknown): { previous?: string; references: string[] } {
-  const body = json as { previous_response_id?: unknown; input?: unknown };
+  // A body that is not an object (`null`) names nothing; the dialect's decoder refuses it with a 400.
+  const body = (typeof json === 'object' && json !== null ? json : {}) as { previous_response_id?: unknown; input?: unknown };
   const references = Array.isArray(body.input)
     ? body.input.flatMap((item) => (typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'item_reference' && typeof (item as { id?: unknown }).id === 'string' ? [(item as { id: string }).id] : []))
     : [];
