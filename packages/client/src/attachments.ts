@@ -180,8 +180,9 @@ async function base64(blob: Blob): Promise<string> {
 export interface UploadOptions extends TransportOptions {
   maxInlineFileBytes: number;
   onProgress: (uploads: UploadProgress[]) => void;
-  /** Whether the server has no `/files` route (learned from a 404; then files go inline). */
-  noFileStore?: boolean;
+  /** What an earlier upload learned: the server has no `/files` route (a 404: files go inline), or has one. */
+  noFileStore?: boolean | undefined;
+  knownStore?: boolean;
   signal?: AbortSignal;
 }
 
@@ -200,20 +201,23 @@ export async function attachmentParts(described: Described[], o: UploadOptions):
     }
     return { type: 'file', mediaType: d.mediaType, filename: d.name, data: await base64(d.blob!) };
   };
-  const parts = await Promise.all(
-    described.map(async (d): Promise<FilePart> => {
-      if (d.url !== undefined) return { type: 'file', mediaType: d.mediaType, filename: d.name, url: d.url };
-      if (noFileStore) return inline(d);
-      const progress = uploads.find((u) => u.index === d.index)!;
-      try {
-        const ref = await uploadFile(o, d.blob!, (loaded) => ((progress.loaded = loaded), report()), d.mediaType, o.signal);
-        return { type: 'file', mediaType: ref.mediaType, filename: d.name, ref };
-      } catch (error) {
-        if (!(error instanceof ParlanceError && error.status === 404)) throw error;
-        noFileStore = true;
-        return inline(d);
-      }
-    }),
-  );
+  const part = async (d: Described): Promise<FilePart> => {
+    if (d.url !== undefined) return { type: 'file', mediaType: d.mediaType, filename: d.name, url: d.url };
+    if (noFileStore) return inline(d);
+    const progress = uploads.find((u) => u.index === d.index)!;
+    try {
+      const ref = await uploadFile(o, d.blob!, (loaded) => ((progress.loaded = loaded), report()), d.mediaType, o.signal);
+      return { type: 'file', mediaType: ref.mediaType, filename: d.name, ref };
+    } catch (error) {
+      if (!(error instanceof ParlanceError && error.status === 404)) throw error;
+      noFileStore = true;
+      return inline(d);
+    }
+  };
+  // Until the server is known to store files, the first upload goes alone: a server without a
+  // file store (404) then costs one wasted upload, not one per file.
+  const first = !o.noFileStore && !o.knownStore ? described.find((d) => d.blob) : undefined;
+  const firstPart = first && (await part(first));
+  const parts = await Promise.all(described.map((d) => (d === first ? firstPart! : part(d))));
   return { parts, noFileStore };
 }

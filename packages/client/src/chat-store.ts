@@ -112,6 +112,7 @@ export class ChatStore extends Store<ChatState> {
   /** The server's models, read once for attachment checks; learned: the server has no file store. */
   #models: Promise<ModelEntry[] | undefined> | undefined;
   #noFileStore = false;
+  #knownStore = false;
 
   /**
    * Reads no randomness and no clock: a store is built during render (and server prerender, where
@@ -248,9 +249,11 @@ export class ChatStore extends Store<ChatState> {
         ...o,
         maxInlineFileBytes: o.maxInlineFileBytes ?? DEFAULT_MAX_INLINE_BYTES,
         noFileStore: this.#noFileStore,
+        knownStore: this.#knownStore,
         onProgress: (uploads) => this.#dispatch({ type: 'uploads', uploads }),
       });
       this.#noFileStore = uploaded.noFileStore;
+      this.#knownStore ||= !uploaded.noFileStore && described.some((d) => d.blob);
       parts = uploaded.parts;
     } finally {
       this.#dispatch({ type: 'uploads', uploads: [] });

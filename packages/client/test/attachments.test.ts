@@ -120,11 +120,12 @@ describe('send({ text, files })', () => {
 
   it('with no file store on the server (404), sends small files inline and refuses larger ones', async () => {
     const { store, mock, hits } = setup({ maxInlineFileBytes: 1000 }, { files: false });
-    await store.send({ text: 'small', files: [image(600)] });
+    await store.send({ text: 'small', files: [image(600), image(500), image(400)] });
     const thread = (mock.requests.filter((r) => r.path === '/api/chat')[0]!.body as { thread: Thread }).thread;
+    expect(fileParts(thread).map((p) => p.data?.length)).toEqual([800, 668, 536]);
     expect(fileParts(thread)[0]).toMatchObject({ mediaType: 'image/jpeg', data: btoa(String.fromCharCode(...new Uint8Array(600).fill(7))) });
     expect(await refusal(store.send({ files: [image(1001)] }))).toMatchObject({ code: 'invalid_request', status: 413, path: ['files', 0] });
-    // Learned once: the second send did not try the route again.
+    // Learned from the first upload alone (the others never tried), and not tried again.
     expect(hits.files).toBe(1);
   });
 });
