@@ -9,9 +9,11 @@ import { threadKeys } from '@parlance/react/query';
 import { useQueryClient } from '@tanstack/react-query';
 import { siblingsOf, type Message, type Siblings, type Thread } from '@parlance/protocol';
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { AttachButton, ComposerFiles, useComposerFiles } from './attachments.tsx';
 import { useFollowLatest } from './follow-latest.ts';
 import { MessageRow } from './message-view.tsx';
 import { persist } from './threads.ts';
+import { rememberThumbnails } from './thumbnails.ts';
 
 /** For the last assistant message of each turn, the ids of that turn's assistant messages. */
 function turnsOf(messages: readonly Message[]): Map<string, string[]> {
@@ -47,6 +49,7 @@ export function Chat({ threadId, model, options, onNewChat }: { threadId: string
   const ids = useThreadMessageIds(chat.store);
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState('');
+  const attach = useComposerFiles();
   const scroller = useRef<HTMLDivElement>(null);
   const busy = chat.status === 'submitted' || chat.status === 'streaming';
   const lastId = ids.at(-1);
@@ -81,12 +84,20 @@ export function Chat({ threadId, model, options, onNewChat }: { threadId: string
   function submit(event?: FormEvent) {
     event?.preventDefault();
     const text = draft.trim();
+    const files = attach.files;
     // While the run waits for an approval (or an answer), sending is refused: the draft stays in the box.
-    if (!text || chat.sendBlocked) return;
+    if ((!text && files.length === 0) || chat.sendBlocked) return;
     setDraft('');
+    attach.clear();
     // The reader sent something: show it and what comes back, wherever they had scrolled.
     follow();
-    void chat.send(text);
+    if (files.length === 0) void chat.send(text);
+    else {
+      // Thumbnails first (kept by hash in this browser), so the sent message shows them at once.
+      void rememberThumbnails(files)
+        .then(() => chat.send({ text, files }))
+        .catch((error: Error) => attach.fail(error.message, files));
+    }
     // The thread is saved as soon as it has a message: list it in the sidebar now, not when the answer ends.
     void chat.store.persisted().then(() => queryClient.invalidateQueries({ queryKey: threadKeys.all }));
   }
@@ -166,13 +177,15 @@ export function Chat({ threadId, model, options, onNewChat }: { threadId: string
           </button>
         </div>
       )}
-      <form className="composer" onSubmit={submit}>
+      <form className={attach.dragging ? 'composer dragging' : 'composer'} onSubmit={submit} {...attach.dropProps}>
         {chat.sendBlocked && !chat.deleted && (
           <div className="hint" role="status" data-testid="send-blocked">
             {awaitingApproval ? 'Approve or deny the tool call above to continue; then you can send your message.' : `${chat.sendBlocked.message}.`}
           </div>
         )}
+        <ComposerFiles files={attach.files} uploads={chat.uploads} error={attach.error} onRemove={attach.remove} />
         <textarea
+          onPaste={attach.onPaste}
           aria-label="Message"
           placeholder="Message the model (Enter to send, Shift+Enter for a new line)"
           value={draft}
@@ -181,12 +194,13 @@ export function Chat({ threadId, model, options, onNewChat }: { threadId: string
           onKeyDown={onKeyDown}
         />
         <div className="composer-actions">
+          <AttachButton onFiles={attach.add} disabled={!!chat.sendBlocked} />
           {busy ? (
             <button type="button" className="stop" onClick={() => void chat.stop()}>
               Stop
             </button>
           ) : (
-            <button type="submit" className="primary" disabled={!draft.trim() || chat.status === 'loading' || !!chat.sendBlocked}>
+            <button type="submit" className="primary" disabled={(!draft.trim() && attach.files.length === 0) || chat.status === 'loading' || !!chat.sendBlocked}>
               Send
             </button>
           )}

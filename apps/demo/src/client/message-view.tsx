@@ -4,6 +4,7 @@
  * calls show their arguments, their result (found in the tool message that answers
  * them) and, when the run waits for it, an approve / deny prompt.
  */
+import { MessageFiles } from './attachments.tsx';
 import type { PendingInput } from '@parlance/client';
 import { addUsage, type Message, type Part, type ReasoningPart, type SummaryPart, type ToolCallPart, type ToolResultPart, type Usage } from '@parlance/protocol';
 import { useChatStore, useMessage } from '@parlance/react';
@@ -267,7 +268,7 @@ function Versions({ id, version, disabled }: { id: string; version: { index: num
 }
 
 /** A user message, with Edit: the edited text is sent as a new version; the old one stays (see Versions). */
-function UserMessage({ id, text, canEdit, versions }: { id: string; text: string; canEdit: boolean; versions: ReactNode }) {
+function UserMessage({ id, text, canEdit, versions, parts }: { id: string; text: string; canEdit: boolean; versions: ReactNode; parts: readonly Part[] }) {
   const store = useChatStore();
   const [draft, setDraft] = useState<string | undefined>(undefined);
   if (draft !== undefined)
@@ -295,9 +296,12 @@ function UserMessage({ id, text, canEdit, versions }: { id: string; text: string
     );
   return (
     <div className="row user" data-testid="user-message-row">
-      <div className="bubble" data-testid="user-message">
-        {text}
-      </div>
+      <MessageFiles parts={parts} />
+      {text && (
+        <div className="bubble" data-testid="user-message">
+          {text}
+        </div>
+      )}
       <div className="message-actions">
         {versions}
         <button type="button" disabled={!canEdit} onClick={() => setDraft(text)}>
@@ -328,7 +332,7 @@ export function MessageRow({
   const versions = version && <Versions id={id} version={version} disabled={!canBranch} />;
   if (message.role === 'user') {
     const text = message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-    return <UserMessage id={id} text={text} canEdit={canBranch} versions={versions} />;
+    return <UserMessage id={id} text={text} canEdit={canBranch} versions={versions} parts={message.parts} />;
   }
   // An answer that failed before its first word: the error says why (in the alert while it is the current error).
   if (message.parts.length === 0) return message.error ? <FailedTurn id={id} message={message.error.message} /> : versions ? <div className="row assistant">{versions}</div> : null;

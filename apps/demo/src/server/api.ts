@@ -6,7 +6,7 @@
  * injected fetch, so the whole HTTP, decoding and tool path runs with no network.
  */
 import { type AnyTool, defineProvider, resolveModel, type ToolSource } from '@parlance/engine';
-import { createParlanceApp, type Env, engineRunner, type ParlanceServerOptions } from '@parlance/server';
+import { createMemoryBlobStore, createParlanceApp, type Env, engineRunner, type ParlanceServerOptions } from '@parlance/server';
 import { type MockProviderHandler, mockProviderServer } from '@parlance/testing';
 import { Hono } from 'hono';
 import { withMessageUsage } from './message-usage.ts';
@@ -49,7 +49,7 @@ const SYSTEM = [
  * the mock model always, real providers whose key is set, and the signing secret. The framework apps (apps/next,
  * apps/react-router) serve these from their routes.
  */
-export function demoServerOptions(options: DemoApiOptions = {}): Pick<ParlanceServerOptions, 'models' | 'defaultModel' | 'run' | 'secret'> & { mock: MockProviderHandler } {
+export function demoServerOptions(options: DemoApiOptions = {}): Pick<ParlanceServerOptions, 'models' | 'defaultModel' | 'run' | 'secret' | 'files'> & { mock: MockProviderHandler } {
   const mock: MockProviderHandler = mockProviderServer({
     dialect: 'anthropic_messages',
     script: demoScript({ delayScale: options.delayScale ?? 1 }),
@@ -65,7 +65,8 @@ export function demoServerOptions(options: DemoApiOptions = {}): Pick<ParlanceSe
       dialect: 'anthropic_messages',
       // Made-up prices, so the demo shows what cost per message looks like.
       models: {
-        mock: { contextWindow: 32_000, maxOutputTokens: 4_096, input: ['text'], reasoning: true, pricing: { input: 1, output: 4 } },
+        // Images (and PDFs, which take the image modality): attachments are described by their bytes.
+        mock: { contextWindow: 32_000, maxOutputTokens: 4_096, input: ['text', 'image'], reasoning: true, pricing: { input: 1, output: 4 } },
         // A window small enough that a few exchanges outgrow it: the engine's context policy summarizes.
         [SMALL_MODEL]: { contextWindow: SMALL_WINDOW, maxOutputTokens: 1_024, input: ['text'], reasoning: true, pricing: { input: 1, output: 4 } },
       },
@@ -83,6 +84,9 @@ export function demoServerOptions(options: DemoApiOptions = {}): Pick<ParlanceSe
     secret: options.secret ?? env.PARLANCE_SECRET ?? processSecret(),
     models: (env) => availableModels(env, probe),
     defaultModel: MOCK_MODEL_ID,
+    // Attachments are uploaded once (POST /api/files) and kept in this process's memory (64 MiB,
+    // oldest dropped first): a restart forgets them, and a thread that references one then fails to send it.
+    files: { store: createMemoryBlobStore(), maxFileBytes: 10 * 1024 * 1024 },
     run: withMessageUsage(
       engineRunner({
         engine: {

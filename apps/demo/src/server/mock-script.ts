@@ -10,9 +10,11 @@
  *   "long"     a long answer, streamed slowly (try Stop, or reload the page)
  *   "code"     an answer with a code block and a table (or "table")
  *   "error"    the provider fails with an HTTP error
+ *   files      attached images and PDFs, described by type, size and SHA-256 (describe-files.ts)
  *   anything   a short Markdown answer with reasoning
  */
 import type { RecordedRequest, ScriptedTurn } from '@parlance/testing';
+import { describeFiles } from './describe-files.ts';
 
 export interface ScriptOptions {
   /** Multiplies every delay (0 in unit tests, 1 in the app). */
@@ -170,6 +172,12 @@ export function demoScript(options: ScriptOptions = {}) {
       .join(' ')
       .trim();
     const lower = said.toLowerCase();
+    // Attachments: described by what arrived (type, size, SHA-256 of the bytes), see describe-files.ts.
+    const files = describeFiles(blocks(messages.at(-1)));
+    if (files.length) {
+      const text = [`I received ${files.length} file${files.length === 1 ? '' : 's'}:`, '', ...files.map((line) => `- ${line}`)].join('\n');
+      return { text, delayMs: 20 * scale, usage: { inputTokens: input, outputTokens: tokens(text) } };
+    }
 
     if (/\berror\b/.test(lower)) {
       return { error: { code: 'overloaded', message: ERROR_MESSAGE, status: 529 } };

@@ -50,7 +50,7 @@ export const mockModelEntry: ModelEntry = {
   id: MOCK_MODEL_ID,
   provider: 'demo',
   name: MOCK_MODEL_NAME,
-  capabilities: { mock: true, reasoning: true, input: ['text'] },
+  capabilities: { mock: true, reasoning: true, input: ['text', 'image'] },
 };
 
 export const mockSmallModelEntry: ModelEntry = {

@@ -34,7 +34,13 @@ export interface BlobStore {
   url?(key: string, info: BlobInfo): Promise<string | undefined>;
 }
 
-/** Keys are file ids the server made (`file_<hex>`): anything else is refused before it reaches a path or a bucket. */
+/**
+ * Keys are file ids the server made (`file_<hex>`): anything else is refused (a TypeError) before it
+ * reaches a path or a bucket. A custom `BlobStore` calls it first in each method.
+ *
+ * @example
+ * async get(key) { return bucket.read(prefix + checkBlobKey(key)); }
+ */
 export function checkBlobKey(key: string): string {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(key)) throw new TypeError(`Not a blob key: ${JSON.stringify(key)}`);
   return key;

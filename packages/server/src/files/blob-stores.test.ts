@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blobStoreConformance } from './blob-store-conformance.ts';
+import { blobStoreConformance } from '../../test/blob-store-conformance.ts';
 import { createFileSystemBlobStore } from './fs-blob-store.ts';
 import { createMemoryBlobStore } from './memory-blob-store.ts';
 import { createR2BlobStore, type R2BucketLike } from './r2-blob-store.ts';

@@ -4,7 +4,7 @@
  * independent copies, and keys that could name a path refused.
  */
 import { describe, expect, it } from 'vitest';
-import type { BlobStore } from './blob-store.ts';
+import type { BlobStore } from '../src/files/blob-store.ts';
 
 export function blobStoreConformance(name: string, make: () => BlobStore | Promise<BlobStore>): void {
   describe(`${name} (blob store conformance)`, () => {
