@@ -143,7 +143,11 @@ function progressFetch(onProgress: (loaded: number) => void): typeof fetch {
       xhr.onload = () => resolve(new Response(xhr.response as ArrayBuffer, { status: xhr.status, headers: { 'content-type': xhr.getResponseHeader('content-type') ?? '' } }));
       xhr.onerror = () => reject(new TypeError('The upload failed'));
       const signal = init.signal;
-      signal?.addEventListener('abort', () => (xhr.abort(), reject(signal.reason)), { once: true });
+      const abort = () => {
+        xhr.abort();
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', abort, { once: true });
       xhr.send(init.body as XMLHttpRequestBodyInit);
     });
 }
@@ -206,7 +210,11 @@ export async function attachmentParts(described: Described[], o: UploadOptions):
     if (noFileStore) return inline(d);
     const progress = uploads.find((u) => u.index === d.index)!;
     try {
-      const ref = await uploadFile(o, d.blob!, (loaded) => ((progress.loaded = loaded), report()), d.mediaType, o.signal);
+      const onProgress = (loaded: number) => {
+        progress.loaded = loaded;
+        report();
+      };
+      const ref = await uploadFile(o, d.blob!, onProgress, d.mediaType, o.signal);
       return { type: 'file', mediaType: ref.mediaType, filename: d.name, ref };
     } catch (error) {
       if (!(error instanceof ParlanceError && error.status === 404)) throw error;

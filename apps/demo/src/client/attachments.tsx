@@ -32,9 +32,15 @@ export function useComposerFiles() {
     dragging,
     add,
     remove: (index: number) => setFiles((current) => current.filter((_, i) => i !== index)),
-    clear: () => (setFiles([]), setError(undefined)),
+    clear: () => {
+      setFiles([]);
+      setError(undefined);
+    },
     /** The send was refused (a type the model does not read, a file too large): the files come back with the reason. */
-    fail: (message: string, back: File[]) => (setFiles(back), setError(message)),
+    fail: (message: string, back: File[]) => {
+      setFiles(back);
+      setError(message);
+    },
     dropProps: {
       onDragOver: (event: DragEvent) => {
         if (!event.dataTransfer.types.includes('Files')) return;
