@@ -8,7 +8,7 @@
  * text: nothing unsigned may run or pass as a tool result.
  */
 import type { Message as AgUiMessage, RunAgentInput } from '@ag-ui/core';
-import { type Message, type Part, pendingInputs, type ResumeInput, type ToolDefinition } from '@parlance/protocol';
+import { type Message, ParlanceError, type Part, pendingInputs, type ResumeInput, type ToolDefinition } from '@parlance/protocol';
 import { AG_UI_ID_SEPARATOR, type ParlanceAgUiState } from './ag-ui-events.ts';
 
 /**
@@ -38,6 +38,11 @@ function contentParts(content: unknown): Part[] {
     if (item.type === 'text' && typeof item.text === 'string') parts.push({ type: 'text', text: item.text });
     else if (item.source && typeof item.source.value === 'string') {
       const mediaType = item.source.mimeType ?? item.mimeType ?? 'application/octet-stream';
+      // AG-UI 1.0 sources (https://docs.ag-ui.com/concepts/messages): `data` (base64), `url`, or `file`, an id in some
+      // provider's file store, which means nothing to another provider: refused rather than sent as bytes.
+      if (item.source.type === 'file') {
+        throw new ParlanceError('invalid_request', `A ${item.type ?? 'file'} part names a provider file id ("${item.source.value.slice(0, 40)}"): send its bytes (a data source) or a URL`, { status: 400, retryable: false });
+      }
       parts.push(item.source.type === 'url' ? { type: 'file', mediaType, url: item.source.value } : { type: 'file', mediaType, data: item.source.value });
     }
   }
