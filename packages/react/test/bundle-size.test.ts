@@ -24,16 +24,21 @@
  * 12.6 KB before #34, 15.6 KB after (the store's persistence: merge, sync, run lock, save loop), and
  * 10.8 KB since #35 moved that persistence behind the adapter (`PersistAdapter.attach`): 13 KB is the
  * issue's bound (half the AI SDK's `useChat`).
+ *
+ * Issue #30 (attachments, `send({ text, files })`): about +2 KB in both (measured 21.47 KB and 12.84 KB
+ * with it): the checks against the model's inputs and the limits with their typed errors, the upload
+ * with per-file progress over XMLHttpRequest, the inline fallback, the `/models` read, and
+ * `fileModality`/`acceptsFile` in the protocol. Budget 21.5 KB; the hooks stay under 13 KB.
  */
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
 
-const BUDGET = 19 * 1024;
+const BUDGET = 21.5 * 1024;
 const HOOKS_BUDGET = 13 * 1024;
 
-it('bundles react + client + protocol under 19 KB gzipped', async () => {
+it('bundles react + client + protocol under 21.5 KB gzipped', async () => {
   const result = await build({
     stdin: {
       contents: "export * from '@parlance/react';\nexport * from '@parlance/client';\nexport * from '@parlance/protocol';\n",
