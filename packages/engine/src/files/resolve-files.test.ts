@@ -110,6 +110,11 @@ describe('the engine with `files`', () => {
     expect(model.requests[0]!.messages[0]!.parts[1]).toEqual({ type: 'file', mediaType: 'application/pdf', filename: 'a.pdf', data: btoa('%PDF-1.7 hello') });
   });
 
+  it('keeps the model\'s own properties, so a spread copy (telemetry) still names it', () => {
+    const { stream: _, ...copy } = { ...withFileRefs(capturing(), sourceOf({})) };
+    expect(copy).toMatchObject({ provider: 'mock', modelId: 'm', dialect: 'google_gemini' });
+  });
+
   it('ends the call with an error event, never a provider call, when a file cannot be resolved', async () => {
     const ref = await refOf(bytes, 'application/pdf', 'gone');
     const model = capturing();

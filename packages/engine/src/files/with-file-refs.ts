@@ -23,8 +23,11 @@ function inputOf(model: LanguageModel): readonly string[] | undefined {
 export function withFileRefs(model: LanguageModel, source: FileSource | undefined): LanguageModel {
   const cache = createFileCache();
   const target = { dialect: model.dialect, input: inputOf(model), name: `${model.provider}:${model.modelId}` };
-  const wrapped: LanguageModel = Object.create(model);
+  // The model's own properties copied (provider, modelId, dialect, info, ...), not inherited: the
+  // engine's telemetry spreads a model (`{ ...model }`), which reads own properties only.
+  const wrapped: LanguageModel = Object.assign(Object.create(Object.getPrototypeOf(model) as object), model);
   Object.defineProperty(wrapped, 'stream', {
+    enumerable: true,
     value: async function* stream(request: Parameters<LanguageModel['stream']>[0], options: Parameters<LanguageModel['stream']>[1] = {}): AsyncGenerator<Event> {
       let resolved: typeof request;
       try {
