@@ -5,7 +5,7 @@
 // ("Bun.serve() timed out a request after 10 seconds").
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_HEARTBEAT_MS } from '../src/sse.ts';
 import { chatRequest, frames, textOf, userThread } from './helpers.ts';
 
@@ -18,14 +18,23 @@ const RUNTIMES: Record<string, string[]> = {
 };
 
 const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill();
+// Each runtime starts in its own process group and the whole group is stopped: `.bin/deno` and
+// `.bin/bun` are launchers whose real runtime is a child, which outlived a plain `child.kill()`
+// (deno servers were left running after the suite). After all: the cases run concurrently.
+afterAll(() => {
+  for (const child of children.splice(0)) {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
 });
 
 /** Starts the server on a runtime; resolves with its URL once it prints the port it listens on. */
 function start(runtime: string): Promise<string> {
   const [command, ...args] = RUNTIMES[runtime]!;
-  const child = spawn(command!, args, { env: { ...process.env, SILENT_MS: String(SILENT_MS), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command!, args, { env: { ...process.env, SILENT_MS: String(SILENT_MS), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.push(child);
   return new Promise((resolve, reject) => {
     let output = '';
