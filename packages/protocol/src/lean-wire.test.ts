@@ -76,9 +76,15 @@ describe('the lean wire (wire 2)', () => {
     expect(lean.totalUsage).toEqual(full.totalUsage);
     expect(lean.usage).toEqual(full.usage);
     expect(lean.haltReason).toBe('completed');
-    // Left out: usage, steps, the response id, a model provenance names, the raw finish reason.
+    // Left out: usage without an input count, steps, the response id, a model provenance names,
+    // the raw finish reason. The input count is sent, so it (and its cost) shows while the answer streams.
     const types = frames.map((f) => f.event.type);
-    expect(types).not.toContain('usage');
+    expect(frames.filter((f) => f.event.type === 'usage').map((f) => f.event)).toEqual([
+      { type: 'usage', usage: { inputTokens: 5, outputTokens: 0 } },
+      { type: 'usage', usage: { inputTokens: 7, outputTokens: 0 } },
+    ]);
+    const beforeFinish = frames.slice(0, frames.findLastIndex((f) => f.event.type === 'finish'));
+    expect(fold(beforeFinish.map((f) => f.event)).usage).toMatchObject({ inputTokens: 7 });
     expect(types).not.toContain('step-start');
     expect(types).not.toContain('step-finish');
     const starts = frames.filter((f) => f.event.type === 'message-start').map((f) => f.event);

@@ -5,8 +5,11 @@
  * wire 1, which a wire-2 reader reads too. Against wire 1 (every event, an `id:` on every event but
  * most deltas, see wire.ts), wire 2:
  *
- * - leaves out `usage` events: the response's `finish` carries the usage merged so far (what
- *   folding each `usage` and then the `finish` gives), and `chat-finish` the run's total;
+ * - leaves out `usage` events without an input count (the growing output counts): those are
+ *   merged into the response's `finish` (what folding each `usage` and then the `finish` gives: a
+ *   merge keeps the latest value per count), and `chat-finish` carries the run's total. A report of
+ *   the input count is sent, so a UI shows it and its cost while the answer streams (providers
+ *   report it once, at the start or the end); decided per event, so a resumed reader gets the same frames;
  * - leaves out `step-start` and `step-finish` (the fold ignores them; `finish` has the step's reason
  *   and usage);
  * - leaves out of `message-start` its `responseId`, and its `model` when `provenance` names the same
@@ -68,7 +71,7 @@ export function leanWire(): { frame(event: Event, sequence: number): { event: Ev
     switch (event.type) {
       case 'usage':
         usage = mergeUsage(usage ?? {}, event.usage);
-        return undefined;
+        return event.usage.inputTokens === undefined ? undefined : event;
       case 'step-start':
       case 'step-finish':
         return undefined;

@@ -7,6 +7,7 @@
 import type { UploadProgress } from '@parlance/client';
 import type { FilePart, Part } from '@parlance/protocol';
 import { useEffect, useMemo, useRef, useState, type ClipboardEvent, type DragEvent } from 'react';
+import { PaperclipIcon } from './icons.tsx';
 import { thumbnailOf } from './thumbnails.ts';
 
 export function formatBytes(bytes: number): string {
@@ -81,7 +82,7 @@ export function AttachButton({ onFiles, disabled }: { onFiles: (files: FileList 
         }}
       />
       <button type="button" className="attach" aria-label="Attach files" title="Attach files (or drop or paste them)" disabled={disabled} onClick={() => input.current?.click()}>
-        📎
+        <PaperclipIcon />
       </button>
     </>
   );

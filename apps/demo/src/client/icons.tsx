@@ -84,3 +84,17 @@ export function ToolIcon() {
     </Icon>
   );
 }
+
+/**
+ * A paper clip: attach files.
+ *
+ * @example
+ * <button aria-label="Attach files"><PaperclipIcon /></button>
+ */
+export function PaperclipIcon() {
+  return (
+    <Icon>
+      <path d="M16 7v9a4 4 0 0 1-8 0V6a2.5 2.5 0 0 1 5 0v9.5a1 1 0 0 1-2 0V7" />
+    </Icon>
+  );
+}
