@@ -83,7 +83,8 @@ describe('the lean wire (wire 2)', () => {
       { type: 'usage', usage: { inputTokens: 5, outputTokens: 0 } },
       { type: 'usage', usage: { inputTokens: 7, outputTokens: 0 } },
     ]);
-    const beforeFinish = frames.slice(0, frames.findLastIndex((f) => f.event.type === 'finish'));
+    const lastFinish = frames.map((f) => f.event.type).lastIndexOf('finish');
+    const beforeFinish = frames.slice(0, lastFinish);
     expect(fold(beforeFinish.map((f) => f.event)).usage).toMatchObject({ inputTokens: 7 });
     expect(types).not.toContain('step-start');
     expect(types).not.toContain('step-finish');
