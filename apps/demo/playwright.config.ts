@@ -24,6 +24,9 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   timeout: 60_000,
+  // How long an expectation waits for the page: CI runs this beside the other suites on 2 cores,
+  // where a mock answer that takes 1 s alone can take several; 5 s (the default) failed there.
+  expect: { timeout: 15_000 },
   reporter: process.env.CI ? 'line' : 'list',
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
