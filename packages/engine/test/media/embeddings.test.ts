@@ -208,7 +208,9 @@ describe('embedding faults (the transport\'s)', () => {
   });
 
   it('silence before the first byte is a timeout after the retries', async () => {
-    const { server, model } = await setup(() => {}, { timeouts: { firstByteMs: 50 }, retry: { maxRetries: 1 } });
+    // 400 ms, not less: on a loaded machine a shorter wait ran out before the server had even
+    // recorded the request, and the count below was 1.
+    const { server, model } = await setup(() => {}, { timeouts: { firstByteMs: 400 }, retry: { maxRetries: 1 } });
     await expect(embed(model, { value: 'a' })).rejects.toMatchObject({ code: 'timeout' });
     expect(server.requests).toHaveLength(2);
   });
