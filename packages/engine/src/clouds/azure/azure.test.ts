@@ -1,14 +1,15 @@
 // Azure OpenAI through the mock resource (which checks the key or token and the URL shape as Azure
 // does), and the official `openai` SDK's AzureOpenAI against the same mock: our request must be the
 // one Microsoft's documented client sends.
-import { mockAzureServer, type MockAzureOptions } from '@parlance/testing';
-import { collectResponse, type Event, type ModelRequest } from '@parlance/protocol';
+
+import type { Event, ModelRequest } from '@parlance/protocol';
+import { type MockAzureOptions, mockAzureServer } from '@parlance/testing';
 import { AzureOpenAI } from 'openai';
 import { describe, expect, it } from 'vitest';
+import { errorOf, PROMPT, run, textOf } from '../../../test/clouds.ts';
 import { resolveModel } from '../../providers/resolve-model.ts';
-import { createAzure, type AzureOptions } from './azure.ts';
+import { type AzureOptions, createAzure } from './azure.ts';
 
-const PROMPT: Omit<ModelRequest, 'model'> = { messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }] };
 const KEY = 'azure-key-0123456789abcdef';
 
 function setup(mock: Omit<MockAzureOptions, 'script'>, options: AzureOptions, env: Record<string, string> = {}) {
@@ -17,14 +18,6 @@ function setup(mock: Omit<MockAzureOptions, 'script'>, options: AzureOptions, en
   return { resource, provider };
 }
 
-async function run(events: AsyncIterable<Event>) {
-  const all: Event[] = [];
-  for await (const event of events) all.push(event);
-  return { all, response: await collectResponse(all) };
-}
-
-const textOf = (events: Event[]) => events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
-const errorOf = (events: Event[]) => events.find((e): e is Extract<Event, { type: 'error' }> => e.type === 'error');
 
 describe('Azure OpenAI', () => {
   it('v1 API (default): endpoint and key from the openai SDK variables, Responses, deployment in the body', async () => {

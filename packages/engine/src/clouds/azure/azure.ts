@@ -14,11 +14,10 @@
  * `AzureOpenAI` reads them: `AZURE_OPENAI_API_KEY`, `AZURE_OPENAI_ENDPOINT`, `OPENAI_API_VERSION`;
  * and as the AI SDK reads them: `AZURE_API_KEY`, `AZURE_RESOURCE_NAME`.
  */
-import { modelPathSegment } from '@parlance/dialects';
-import type { CatalogTable } from '../../catalog/catalog.ts';
+import { modelPathSegment, openaiCompletionsClient, openaiResponsesClient } from '@parlance/dialects';
 import { ParlanceError } from '@parlance/protocol';
+import type { CatalogTable } from '../../catalog/catalog.ts';
 import { defaultEnv, resolveApiKey } from '../../providers/auth.ts';
-import { openaiCompletionsClient, openaiResponsesClient } from '@parlance/dialects';
 import { createProvider } from '../../providers/define-provider.ts';
 import type { ApiKeySource, Provider, ProviderDefinition, ProviderSettings } from '../../providers/types.ts';
 import catalog from './models.json' with { type: 'json' };

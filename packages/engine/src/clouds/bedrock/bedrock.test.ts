@@ -3,14 +3,14 @@
 // codec; and the official @aws-sdk/client-bedrock-runtime against the same mock, to check the request
 // body we encode against the SDK's own model of the API and our mock against the SDK.
 import { BedrockRuntimeClient, ConverseStreamCommand, InvokeModelWithResponseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
-import { collectResponse, type Event, type ModelRequest } from '@parlance/protocol';
-import { mockBedrockServer, type MockBedrockOptions, type MockScript } from '@parlance/testing';
+import type { Event, ModelRequest } from '@parlance/protocol';
+import { type MockBedrockOptions, type MockScript, mockBedrockServer } from '@parlance/testing';
 import { describe, expect, it } from 'vitest';
+import { errorOf, PROMPT, run, textOf } from '../../../test/clouds.ts';
 import { resolveModel } from '../../providers/resolve-model.ts';
 import type { ProviderSettings } from '../../providers/types.ts';
-import { createBedrock, type BedrockOptions } from './bedrock.ts';
+import { type BedrockOptions, createBedrock } from './bedrock.ts';
 
-const PROMPT: Omit<ModelRequest, 'model'> = { messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }] };
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
 const SESSION = { ...CREDENTIALS, sessionToken: 'IQoJb3JpZ2luX2VjEXAMPLETOKEN' };
 const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
@@ -22,14 +22,6 @@ function setup(mock: Omit<MockBedrockOptions, 'script'> & { script?: MockScript 
   return { runtime, provider };
 }
 
-async function run(events: AsyncIterable<Event>) {
-  const all: Event[] = [];
-  for await (const event of events) all.push(event);
-  return { all, response: await collectResponse(all) };
-}
-
-const textOf = (events: Event[]) => events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
-const errorOf = (events: Event[]) => events.find((e): e is Extract<Event, { type: 'error' }> => e.type === 'error');
 
 describe('Amazon Bedrock', () => {
   it('Converse for a non-Anthropic model: SigV4 from the AWS variables with a session token, the region host, the model id encoded in the path', async () => {

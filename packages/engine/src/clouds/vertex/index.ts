@@ -3,11 +3,11 @@
  * token exchange, in their own entry point so an app that does not use Vertex does not bundle them.
  */
 export {
-  CLOUD_PLATFORM_SCOPE,
-  serviceAccountFromEnv,
-  serviceAccountTokens,
   type AccessTokenSource,
+  CLOUD_PLATFORM_SCOPE,
   type ServiceAccountKey,
   type ServiceAccountTokenOptions,
+  serviceAccountFromEnv,
+  serviceAccountTokens,
 } from './service-account.ts';
-export { VERTEX_ANTHROPIC_VERSION, createVertex, isVertexClaude, vertex, vertexBaseURL, vertexScope, type VertexOptions } from './vertex.ts';
+export { createVertex, isVertexClaude, VERTEX_ANTHROPIC_VERSION, type VertexOptions, vertex, vertexBaseURL, vertexScope } from './vertex.ts';

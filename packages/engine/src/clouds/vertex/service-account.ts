@@ -5,7 +5,7 @@
  * cached until five minutes before it expires; concurrent calls share one exchange.
  */
 import { ParlanceError } from '@parlance/protocol';
-import { SignJWT, importPKCS8 } from 'jose';
+import { importPKCS8, SignJWT } from 'jose';
 
 /**
  * The OAuth scope every Vertex AI call needs.

@@ -2,15 +2,15 @@
 // verified there with the public key (Web Crypto, not the library that signed it), tokens are cached
 // until near expiry, and Vertex takes only issued tokens, on the URL shapes it serves.
 import { generateKeyPairSync } from 'node:crypto';
-import { collectResponse, type Event, type ModelRequest } from '@parlance/protocol';
-import { mockGoogleTokenEndpoint, mockVertexServer, type MockVertexOptions } from '@parlance/testing';
+import type { Event, ModelRequest } from '@parlance/protocol';
+import { type MockVertexOptions, mockGoogleTokenEndpoint, mockVertexServer } from '@parlance/testing';
 import { describe, expect, it } from 'vitest';
+import { errorOf, PROMPT, run, textOf } from '../../../test/clouds.ts';
 import { resolveModel } from '../../providers/resolve-model.ts';
 import type { ProviderSettings } from '../../providers/types.ts';
-import { serviceAccountTokens, type ServiceAccountKey } from './service-account.ts';
+import { type ServiceAccountKey, serviceAccountTokens } from './service-account.ts';
 import { createVertex, type VertexOptions } from './vertex.ts';
 
-const PROMPT: Omit<ModelRequest, 'model'> = { messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }] };
 const TOKEN_URI = 'https://oauth2.googleapis.com/token';
 const pair = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
 const other = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
@@ -27,14 +27,6 @@ function setup(mock: Partial<MockVertexOptions> = {}, options: VertexOptions = {
   return { google, api, provider };
 }
 
-async function run(events: AsyncIterable<Event>) {
-  const all: Event[] = [];
-  for await (const event of events) all.push(event);
-  return { all, response: await collectResponse(all) };
-}
-
-const textOf = (events: Event[]) => events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
-const errorOf = (events: Event[]) => events.find((e): e is Extract<Event, { type: 'error' }> => e.type === 'error');
 
 describe('Vertex AI', () => {
   it('Gemini in a region with a service account: the JWT is verified by the token endpoint, the token is cached across calls', async () => {
