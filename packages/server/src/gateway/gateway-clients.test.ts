@@ -11,93 +11,44 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
-import { serve, type ServerType } from '@hono/node-server';
 import { ChatAnthropic } from '@langchain/anthropic';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { type AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { ChatGoogleGenerativeAI } from '@langchain/google-genai';
 import { ChatOllama } from '@langchain/ollama';
 import { ChatOpenAI } from '@langchain/openai';
-import { getDialect, type DialectId } from '@parlance/dialects';
-import type { ModelSpec } from '@parlance/engine';
-import type { Part } from '@parlance/protocol';
-import { serveMockProvider, type MockProviderServer, type ScriptedTurn } from '@parlance/testing';
+import type { DialectId } from '@parlance/dialects';
 import { generateText, jsonSchema, type LanguageModel, Output, stepCountIs, streamText, tool } from 'ai';
 import { createOllama } from 'ollama-ai-provider-v2';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createMemoryRunStore } from '../memory-run-store.ts';
-import { PROVIDER } from '../../test/gateway-providers.ts';
-import { createGateway } from './gateway.ts';
-import { staticKeys } from './keys.ts';
+import {
+  type ClientsGateway,
+  FORECAST,
+  FORECAST_SCHEMA,
+  CLIENT_KEY as KEY,
+  lastRequestAt,
+  lastResultsAt,
+  PAIRED_RESULTS,
+  RESULTS,
+  startClientsGateway,
+  TOOL_SCHEMAS,
+  UPSTREAMS,
+  USAGE,
+} from '../../test/gateway-clients-harness.ts';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-const KEY = 'gw-clients-key';
-const USAGE = { inputTokens: 21, outputTokens: 9 };
-const FORECAST = { city: 'Paris', celsius: 18 };
-const FORECAST_SCHEMA = { type: 'object', properties: { city: { type: 'string' }, celsius: { type: 'number' } }, required: ['city', 'celsius'], additionalProperties: false } as const;
-const RESULTS: Record<string, string> = { weather: '18C and sunny', time: '14:05' };
-
-/** Text, or parallel tool calls when tools are offered and no result came back yet, or an answer naming the results. */
-function script(request: { messages: { role: string; parts: Part[] }[]; tools?: { name: string }[]; output?: unknown }): ScriptedTurn {
-  // Structured output: asked for by a response format (json_schema, Gemini's responseJsonSchema, Ollama's
-  // format), or by the one tool a client offers in its place (the AI SDK's `json` tool).
-  if (request.output) return { text: JSON.stringify(FORECAST), usage: USAGE };
-  if (request.tools?.length === 1 && request.tools[0]!.name === 'json') return { toolCalls: [{ id: 'call_j', name: 'json', input: FORECAST }], usage: USAGE };
-  const results = request.messages.flatMap((m) => m.parts).filter((p): p is Extract<Part, { type: 'tool-result' }> => p.type === 'tool-result');
-  if (results.length > 0) return { text: `Done: ${results.map((r) => (typeof r.output === 'string' ? r.output : JSON.stringify(r.output))).join(' | ')}`, usage: USAGE };
-  if (request.tools?.length) return { toolCalls: [{ id: 'call_w', name: 'weather', input: { city: 'Paris' } }, { id: 'call_t', name: 'time', input: { zone: 'CET' } }], usage: USAGE };
-  return { text: 'Hello there.', usage: USAGE };
-}
-
-const UPSTREAMS: DialectId[] = ['openai_completions', 'anthropic_messages', 'google_gemini', 'ollama_chat', 'openai_responses'];
-const mocks = new Map<DialectId, MockProviderServer>();
-let server: ServerType;
+let gateway: ClientsGateway;
 let url = '';
 
 beforeAll(async () => {
-  const routes: Record<string, ModelSpec> = {};
-  for (const dialect of UPSTREAMS) {
-    const mock = await serveMockProvider({
-      dialect,
-      script: (recorded) => {
-        const decoded = getDialect(dialect).decodeRequest(recorded.body, { model: recorded.model ?? 'm', stream: true }).request;
-        return decoded.model === 'limited' ? { error: { code: 'rate_limited', message: 'Slow down', status: 429 } } : script(decoded);
-      },
-    });
-    mocks.set(dialect, mock);
-    routes[`to-${dialect}`] = { ...PROVIDER[dialect], model: 'm', baseURL: mock.url, apiKey: 'p', retry: false };
-    routes[`limited-${dialect}`] = { ...PROVIDER[dialect], model: 'limited', baseURL: mock.url, apiKey: 'p', retry: false };
-  }
-  const app = createGateway({ routes, authorize: staticKeys({ [KEY]: { id: 'clients' } }), store: createMemoryRunStore() });
-  await new Promise<void>((resolve) => {
-    server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
-      url = `http://127.0.0.1:${info.port}`;
-      resolve();
-    });
-  });
+  gateway = await startClientsGateway();
+  url = gateway.url;
 }, 60_000);
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await Promise.all([...mocks.values()].map((mock) => mock.close()));
+  await gateway.close();
 });
-
-/** The tool results the provider got on its last call, paired with the calls they answer. */
-function lastResultsAt(dialect: DialectId): { name: string; output: string }[] {
-  const last = mocks.get(dialect)!.requests.at(-1)!;
-  const messages = getDialect(dialect).decodeRequest(last.body, { model: last.model ?? 'm', stream: true }).request.messages;
-  const parts = messages.flatMap((m) => m.parts);
-  const calls = parts.filter((p): p is Extract<Part, { type: 'tool-call' }> => p.type === 'tool-call');
-  return parts
-    .filter((p): p is Extract<Part, { type: 'tool-result' }> => p.type === 'tool-result')
-    .map((r) => ({ name: calls.find((c) => c.id === r.toolCallId)?.name ?? `unpaired:${r.name}`, output: typeof r.output === 'string' ? r.output : JSON.stringify(r.output) }));
-}
-
-const TOOL_SCHEMAS = {
-  weather: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  time: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] },
-} as const;
 
 interface Row {
   client: string;
@@ -197,10 +148,7 @@ describe.each(ROWS)('$client', (row) => {
         const text = row.ai ? await aiTools(row.ai(model), stream) : await lcTools(row.langchain!(model), stream);
         expect(text).toContain('18C and sunny');
         expect(text).toContain('14:05');
-        expect(lastResultsAt(upstream).sort((a, b) => a.name.localeCompare(b.name))).toEqual([
-          { name: 'time', output: expect.stringContaining('14:05') },
-          { name: 'weather', output: expect.stringContaining('18C and sunny') },
-        ]);
+        expect(lastResultsAt(gateway, upstream)).toEqual(PAIRED_RESULTS);
       });
     }
 
@@ -211,8 +159,7 @@ describe.each(ROWS)('$client', (row) => {
           const object = stream ? await streamText({ ...options, onError: () => {} }).output : (await generateText(options)).output;
           expect(object).toEqual(FORECAST);
           // The schema reached the provider: as its response format, or as the client's one `json` tool.
-          const last = mocks.get(upstream)!.requests.at(-1)!;
-          const sent = getDialect(upstream).decodeRequest(last.body, { model: last.model ?? 'm', stream: true }).request;
+          const sent = lastRequestAt(gateway, upstream);
           expect(JSON.stringify(sent.output?.schema ?? sent.tools?.find((t) => t.name === 'json')?.inputSchema)).toContain('celsius');
         });
       }
