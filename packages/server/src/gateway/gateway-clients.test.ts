@@ -1,7 +1,7 @@
 /**
  * The clients people use, at their defaults, through the gateway: the AI SDK's providers and
- * LangChain's chat models, three or more per API format besides its official SDK (which
- * gateway-sdks.test.ts covers), each to a provider of its own format and of another, streamed
+ * LangChain's chat models, two per API format besides its official SDK (gateway-sdks.test.ts;
+ * gateway-clients-agents.test.ts has the third: the OpenAI Agents SDK and LlamaIndex), each to a provider of its own format and of another, streamed
  * and not: text with usage equal to the upstream's, a parallel tool round trip (the results
  * reach the provider paired with their calls), structured output (the AI SDK's `Output.object`
  * with a JSON schema: each provider's response format, or its `json` tool), and an upstream 429
