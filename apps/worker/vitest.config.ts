@@ -7,7 +7,7 @@ export default defineConfig({
       {
         // Inside workerd (the Workers runtime) through @cloudflare/vitest-pool-workers, with this wrangler.jsonc.
         plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.jsonc' } })],
-        test: { name: 'workerd', include: ['test/**/*.test.ts'] },
+        test: { name: 'workerd', include: ['test/**/*.test.ts'], testTimeout: 30_000 },
       },
       {
         // Node: the Next.js route example, and the Worker run by wrangler (what `wrangler dev` runs) over loopback.

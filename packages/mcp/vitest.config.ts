@@ -27,7 +27,7 @@ export default defineConfig({
       {
         // The main entry inside workerd (the Workers runtime), with no nodejs_compat flag.
         plugins: [mcpSdkWithoutSourceMaps, cloudflareTest({ wrangler: { configPath: './test-workerd/wrangler.jsonc' } })],
-        test: { name: 'workerd', include: ['test-workerd/**/*.test.ts'] },
+        test: { name: 'workerd', include: ['test-workerd/**/*.test.ts'], testTimeout: 30_000 },
       },
     ],
   },

@@ -8,7 +8,7 @@ export default defineConfig({
       {
         // Inside workerd (the Workers runtime) through @cloudflare/vitest-pool-workers.
         plugins: [cloudflareTest({ wrangler: { configPath: './test-workerd/wrangler.jsonc' } })],
-        test: { name: 'workerd', include: ['test-workerd/**/*.test.ts'] },
+        test: { name: 'workerd', include: ['test-workerd/**/*.test.ts'], testTimeout: 30_000 },
       },
     ],
   },
