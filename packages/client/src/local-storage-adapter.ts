@@ -3,11 +3,14 @@
  * save writes the slot that does not hold the current record, reads it back, and only then drops
  * the old one, so a write that fails or is cut off (quota, a crash, a storage that writes half)
  * leaves the previous generation loadable. The read-compare-write runs under a Web Lock per thread,
- * so two tabs' saves cannot interleave (see persist.ts for the contract).
+ * so two tabs' saves cannot interleave, and reads first wait for this tab's copy of localStorage to
+ * show the newest revision any tab saved (revision-marks.ts: Chromium updates each tab's copy late),
+ * so the compare is against what was last written (see persist.ts for the contract).
  */
 import { ParlanceError } from '@parlance/protocol';
 import { keepAside, loadRecord, revisionTag, summarizeAll, tombstone, type AdapterOptions, type ChatRecord, type ListingAdapter } from './persist.ts';
 import { announceThreadChange } from './tab-sync.ts';
+import { revisionMarks } from './revision-marks.ts';
 import { withLock } from './web-locks.ts';
 import { attachChatPersistence } from './chat-persistence.ts';
 
@@ -69,6 +72,9 @@ export function localStorageAdapter(options: LocalStorageAdapterOptions = {}): L
     return tag;
   };
   const revision = (tag: string) => (tag === '' ? -1 : Number.parseInt(tag, 10));
+  const marks = revisionMarks(prefix);
+  /** Waits until this tab's copy shows the newest revision of `id` any tab saved (see revision-marks.ts). */
+  const caughtUp = (id: string) => marks.caughtUp(id, () => revision(slots(id)[0]!.tag));
 
   /** Both slots of a thread, the current one (the readable one with the higher revision) first. */
   const slots = (id: string) => {
@@ -83,6 +89,7 @@ export function localStorageAdapter(options: LocalStorageAdapterOptions = {}): L
 
   /** The newest readable slot; a slot that cannot be read (cut off mid-write) is set aside when the other one can. */
   const load = async (id: string) => {
+    await caughtUp(id);
     const filled = slots(id).filter((slot) => slot.text != null);
     const broken: [string, ParlanceError][] = [];
     let good: string | undefined;
@@ -124,16 +131,26 @@ export function localStorageAdapter(options: LocalStorageAdapterOptions = {}): L
     known.delete(old);
   };
 
+  /** Under the thread's lock: waits for this tab's copy to catch up, writes, and marks the revision before the lock is let go. */
+  const locked = (id: string, make: () => [ChatRecord, string | undefined] | undefined) =>
+    withLock(`parlance:${prefix}${id}`, async () => {
+      await caughtUp(id);
+      const next = make();
+      if (!next) return false;
+      write(id, next[0], next[1]);
+      await marks.mark(id, next[0].revision ?? 0);
+      return true;
+    });
+
   return {
     // The chat side of persistence comes with the adapter (ChatStore does not ship it).
     attach: attachChatPersistence,
     load,
-    save: (id, record, expected) => withLock(`parlance:${prefix}${id}`, () => write(id, record, expected)),
+    save: async (id, record, expected) => void (await locked(id, () => [record, expected])),
     remove: (id) =>
-      withLock(`parlance:${prefix}${id}`, () => {
+      locked(id, () => {
         const [current] = slots(id);
-        if (current?.text == null || isTombstone(current.text)) return;
-        write(id, tombstone(id, current.text), undefined);
+        return current?.text == null || isTombstone(current.text) ? undefined : [tombstone(id, current.text), undefined];
       }).then(() => announceThreadChange({ threadId: id, deleted: true })),
     quarantine,
     async list() {

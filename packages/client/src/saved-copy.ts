@@ -6,6 +6,7 @@
  */
 import { ParlanceError, type Message, type QuarantinedMessage, type Thread } from '@parlance/protocol';
 import { mergeThreads } from './merge.ts';
+import { withLock } from './web-locks.ts';
 import { loadRecord, revisionTag, toRecord, type ChatRecord, type PersistAdapter, type RunCursor } from './persist.ts';
 
 /** Saves that keep conflicting (tabs saving the same thread in a tight loop) give up after this many tries and report `storage`. */
@@ -46,10 +47,17 @@ export class SavedCopy {
     return record;
   }
 
-  /** Reads the stored record; returns it when the state does not hold its revision (another tab saved), else undefined. */
-  async read(id: string): Promise<ChatRecord | undefined> {
+  /**
+   * Reads the stored record; returns it when the state does not hold its revision (another tab
+   * saved), else undefined. A copy older than the one this store last read or wrote (a read that
+   * raced this store's own save, or an adapter whose reads lag) is not taken: merged with the base
+   * it would read as "the other tab removed these messages". The conflict path after a failed
+   * compare-and-set takes what is stored whatever it is (`conflict`).
+   */
+  async read(id: string, conflict = false): Promise<ChatRecord | undefined> {
     const value = await this.persist.load(id);
     if (revisionTag(value) === this.held) return undefined;
+    if (!conflict && Number.parseInt(revisionTag(value), 10) < this.revision) return undefined;
     try {
       return this.adopt(value);
     } catch {
@@ -63,8 +71,18 @@ export class SavedCopy {
    * tombstone (nothing is written), `'merged'` when what was written holds more than `state` (another
    * tab's messages: take `stored` into the state), else `'saved'`; throws a ParlanceError (`storage` when the
    * adapter failed or saves kept conflicting).
+   *
+   * The stores of every tab save a thread one at a time (a Web Lock per thread, where there are Web
+   * Locks): read, merge and compare-and-set are then one step for them, so a tab whose save waits
+   * while another tab saves each streamed frame is not beaten to the write again and again until
+   * `MAX_CONFLICTS` (only a writer outside the stores, e.g. `remove`, can make it retry).
    */
-  async write(id: string, state: () => SaveInput): Promise<'saved' | 'merged' | 'deleted'> {
+  write(id: string, state: () => SaveInput): Promise<'saved' | 'merged' | 'deleted'> {
+    // Its own root: the adapters' lock names start with `parlance:` and a user's prefix follows.
+    return withLock(`parlance-save:${id}`, () => this.#write(id, state));
+  }
+
+  async #write(id: string, state: () => SaveInput): Promise<'saved' | 'merged' | 'deleted'> {
     for (let attempt = 0; ; attempt++) {
       if (this.stored?.deleted) return 'deleted';
       const s = state();
@@ -79,7 +97,7 @@ export class SavedCopy {
         const e = ParlanceError.from(error);
         if (e.code !== 'conflict') throw e.code === 'storage' ? e : new ParlanceError('storage', e.message, { retryable: true, cause: error });
         if (attempt + 1 >= MAX_CONFLICTS) throw new ParlanceError('storage', `Thread ${id} kept being saved elsewhere; not saved after ${MAX_CONFLICTS} tries`, { retryable: true });
-        await this.read(id);
+        await this.read(id, true);
         continue;
       }
       this.tag = revisionTag(record);

@@ -24,7 +24,7 @@ function reached(file: string, seen = new Set<string>()): Set<string> {
 }
 
 /** The tab sync, merge, stored-record and lock code: what an app without persistence must not download. */
-const PERSISTENCE = ['chat-persistence.ts', 'merge.ts', 'persist.ts', 'saved-copy.ts', 'tab-sync.ts', 'web-locks.ts'];
+const PERSISTENCE = ['chat-persistence.ts', 'merge.ts', 'persist.ts', 'revision-marks.ts', 'saved-copy.ts', 'tab-sync.ts', 'web-locks.ts'];
 
 const answering = () =>
   createMockServer({
