@@ -90,6 +90,11 @@ export type ListingAdapter = PersistAdapter & { list(): Promise<ThreadSummary[]>
  *   `revisionTag` equals `expected` (`''` when nothing is stored), else it throws a ParlanceError
  *   `conflict` and writes nothing. Read, compare and write are one atomic step for every tab of
  *   the origin (one IndexedDB transaction; a Web Lock around localStorage).
+ * - Once a save has resolved, a `load` in any tab returns that record or a newer one (the
+ *   announcement of a save and the hand-off of a Web Lock can reach another tab first). IndexedDB
+ *   reads the browser's one copy; Chromium's localStorage is a copy per tab that gets other tabs'
+ *   writes late, so the localStorage adapter marks each revision it saves in a held Web Lock and
+ *   waits for its copy to show the newest mark before it reads or compares (revision-marks.ts).
  * - A save never loses the last good copy: until the new record is completely written, `load`
  *   still returns the previous one (IndexedDB transactions are atomic; localStorage writes the
  *   other of two slots and checks it before dropping the old one). A failed save throws.
