@@ -20,24 +20,27 @@ export const MARK_WAIT_MS = 3000;
 const POLL_MS = 5;
 
 /**
+ * The mark this page holds, by lock name prefix and key: how to let it go. Page-wide,
+ * not per adapter (an app may make an adapter per render): one mark per thread saved by this page.
+ */
+const mine = /* @__PURE__ */ new Map<string, () => void>();
+/** Per lock name prefix and key, the mark given up on (not waited for again; a newer one is); bounded like `mine`. */
+const givenUp = /* @__PURE__ */ new Map<string, number>();
+
+/**
  * The marks of one storage: `mark(key, revision)` after a save, `caughtUp(key, current)` before a read.
- * Each key holds at most one mark per adapter (the previous one is let go once a newer one is held),
- * so the locks held are bounded by the number of threads this tab has saved.
+ * Each key holds at most one mark per page (the previous one is let go once a newer one is held),
+ * so the locks held are bounded by the number of threads this page has saved.
  */
 export function revisionMarks(namespace: string) {
   // Its own root: the adapters' own lock names start with `parlance:` and a user's prefix follows.
   const base = `parlance-rev:${namespace}`;
-  /** The mark this tab holds per key: its revision and how to let it go. */
-  const mine = new Map<string, [revision: number, release: () => void]>();
-  /** Per key, the newest mark given up on (not waited for again). */
-  const givenUp = new Map<string, number>();
 
   /** Holds a mark for `revision` of `key`; resolves once it is granted (every tab can see it then). */
   async function mark(key: string, revision: number): Promise<void> {
     const locks = lockManager();
     if (!locks?.query) return;
-    const held = mine.get(key);
-    if (held && held[0] >= revision) return;
+    const held = mine.get(base + key);
     await new Promise<void>((granted, failed) => {
       locks
         .request(
@@ -45,13 +48,13 @@ export function revisionMarks(namespace: string) {
           { mode: 'shared' },
           () =>
             new Promise<void>((release) => {
-              mine.set(key, [revision, release]);
+              mine.set(base + key, release);
               granted();
             }),
         )
         .catch(failed);
     });
-    held?.[1]();
+    held?.();
   }
 
   /** The newest revision marked for `key` by any tab (-1 when none). */
@@ -75,12 +78,12 @@ export function revisionMarks(namespace: string) {
    */
   async function caughtUp(key: string, current: () => number): Promise<void> {
     const want = await newest(key);
-    if (want <= current() || want <= (givenUp.get(key) ?? -1)) return;
+    if (want <= current() || want === givenUp.get(base + key)) return;
     for (let waited = 0; waited < MARK_WAIT_MS; waited += POLL_MS) {
       await new Promise((r) => setTimeout(r, POLL_MS));
       if (current() >= want) return;
     }
-    givenUp.set(key, want);
+    givenUp.set(base + key, want);
   }
 
   return { mark, caughtUp };
