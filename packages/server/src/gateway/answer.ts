@@ -75,6 +75,11 @@ export interface Call {
   responseId?: string;
   /** Keeps the answer's events once it ended well (Responses state; the events are held until then). */
   keep?: { name: (event: Event) => Event; done: (events: Event[]) => void };
+  /**
+   * Counts the call's cost (spend budgets) before its answer ends, so the key's next call sees it,
+   * on any instance. Must not throw.
+   */
+  account?: (finish: GatewayFinish) => Promise<void>;
 }
 
 /** What the report needs from a stream, kept as events pass (a long answer's deltas are not kept). */
@@ -182,10 +187,12 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
   const iterator = upstream(call, received)[Symbol.asyncIterator]();
   const counts: Tally = { usage: {} };
   const kept: Event[] | undefined = call.keep ? [] : undefined;
-  const report = (error: ErrorEvent | undefined) => {
+  const report = async (error: ErrorEvent | undefined) => {
     if (kept && !error && counts.finishReason !== undefined && counts.finishReason !== 'error' && counts.finishReason !== 'cancelled') call.keep!.done(kept);
-    if (!options.onFinish) return;
-    Promise.resolve(options.onFinish(finishOf(call, counts, error))).catch(() => {});
+    if (!options.onFinish && !call.account) return;
+    const finish = finishOf(call, counts, error);
+    if (call.account) await call.account(finish);
+    if (options.onFinish) Promise.resolve(options.onFinish(finish)).catch(() => {});
   };
   const take = async (): Promise<IteratorResult<Event>> => {
     const next = await iterator.next();
@@ -202,7 +209,7 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
     if (next.done) break;
     preamble.push(next.value);
     if (next.value.type === 'error') {
-      report(next.value);
+      await report(next.value);
       await iterator.return?.(undefined);
       return upstreamError(call.dialect, next.value);
     }
@@ -226,7 +233,7 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
       events.push(next.value);
     }
     const error = events.find((event): event is ErrorEvent => event.type === 'error');
-    report(error);
+    await report(error);
     if (error) return upstreamError(call.dialect, error);
     const passed = passThrough(call, received.last, counts);
     if (passed !== undefined) return Response.json(passed);
@@ -266,7 +273,7 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
               const tail = failed ? '' : encoder.end().join('');
               if (tail !== '') controller.enqueue(bytes.encode(tail));
               closed = true;
-              report(failed);
+              await report(failed);
               controller.close();
               return;
             }
@@ -274,12 +281,12 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
           }
         } catch (error) {
           closed = true;
-          report(failed);
+          await report(failed);
           controller.error(error);
         }
       },
       async cancel() {
-        if (!closed) report(failed);
+        if (!closed) await report(failed);
         closed = true;
         await iterator.return?.(undefined);
       },

@@ -16,24 +16,25 @@
  *   GET  /v1/models                                the caller's models, in its SDK's shape
  *   embeddings (./embeddings.ts), token counts (./token-counts.ts), 404s (./not-found.ts)
  */
-import { getDialect, type DecodedRequest, type Dialect, type DialectId, type RequestDecodeOptions } from '@parlance/dialects';
+import { type DecodedRequest, type Dialect, type DialectId, getDialect, type RequestDecodeOptions } from '@parlance/dialects';
 import { type ModelRequest, ParlanceError } from '@parlance/protocol';
-import { Hono, type Context } from 'hono';
+import { type Context, Hono } from 'hono';
 import { principalOf } from '../edge/caller.ts';
 import { createEdge } from '../edge/edge.ts';
 import { jsonOf } from '../edge/json-body.ts';
+import { storeUnavailable } from '../run-store.ts';
 import { answer, type Call, errorResponse, newResponseId, shown } from './answer.ts';
-import { openEnvelopes } from './envelope.ts';
-import { createWindowLimiter, gatewayKeyOf, type GatewayPrincipal } from './keys.ts';
-import { DEFAULT_MAX_BODY, DEFAULT_MAX_DEPTH, type GatewayOptions } from './options.ts';
 import type { GatewayEdge } from './edge.ts';
 import { mountEmbeddings } from './embeddings.ts';
+import { openEnvelopes } from './envelope.ts';
+import { createWindowLimiter, type GatewayPrincipal, gatewayKeyOf } from './keys.ts';
 import { callerDialect, geminiCaller, mountNotFound } from './not-found.ts';
 import { mountOllamaGenerate } from './ollama-generate.ts';
+import { DEFAULT_MAX_BODY, DEFAULT_MAX_DEPTH, type GatewayFinish, type GatewayOptions, type GatewayStoreOperation } from './options.ts';
 import { createResponseCache } from './response-cache.ts';
-import { createSpendTracker } from './spend.ts';
 import { createResponsesState, itemNamer } from './responses-state.ts';
 import { createRouter, dialectsOf } from './routing.ts';
+import { createSpendTracker } from './spend.ts';
 import { mountTokenCounts } from './token-counts.ts';
 
 export type { GatewayFinish, GatewayOptions } from './options.ts';
@@ -59,16 +60,14 @@ export type { GatewayFinish, GatewayOptions } from './options.ts';
 export function createGateway(options: GatewayOptions): Hono {
   const router = createRouter(options.routes, { providers: { retry: false, ...options.providers }, allowProviderModels: options.allowProviderModels === true });
   const limiter = createWindowLimiter();
-  const spend = createSpendTracker();
+  const spend = createSpendTracker(options.spendStore);
   const cache = options.cache ? createResponseCache(options.cache === true ? {} : options.cache) : undefined;
-  // Each finished call's cost counts toward its key's budget, then the user's report runs.
-  const answerOptions: GatewayOptions = {
-    ...options,
-    onFinish: (finish) => {
-      spend.add(finish.principal, finish.usage.cost);
-      return options.onFinish?.(finish);
-    },
+  const storeFailed = (operation: GatewayStoreOperation) => (error: unknown) => {
+    (options.onStoreError ?? ((e) => console.error(`Gateway store failed (${operation}):`, e)))(storeUnavailable(error), { operation });
   };
+  // Each finished call's cost counts toward its key's budget before its answer ends. A store that
+  // is down loses that cost (the call already ran) and says so to onStoreError.
+  const account = (finish: GatewayFinish) => spend.add(finish.principal, finish.usage.cost).catch(storeFailed('spend-add'));
   const responsesState = createResponsesState(options.store);
   const app = options.basePath ? new Hono().basePath(options.basePath) : new Hono();
   // The server's edge, answering in the caller's format. The rate limit is not in it: the gateway
@@ -100,7 +99,14 @@ export function createGateway(options: GatewayOptions): Hono {
   /** The key's allow-list and rate limit for a model name: undefined to go on, else the caller's 403/429. */
   async function permit(c: Context, dialect: Dialect, principal: GatewayPrincipal, name: string): Promise<Response | undefined> {
     if (!(await allowed(principal, name))) return errorResponse(dialect, 'permission', `This key may not use the model "${shown(name)}"`, 403);
-    const overBudget = spend.refusal(principal);
+    let overBudget: Awaited<ReturnType<typeof spend.refusal>>;
+    try {
+      overBudget = await spend.refusal(principal);
+    } catch (error) {
+      // A budget that cannot be read cannot be kept: refuse (fail closed), as the provider would when overloaded.
+      storeFailed('spend-check')(error);
+      return errorResponse(dialect, 'store_unavailable', 'The spend budget store is not available; try again shortly', 503, { 'retry-after': '1' });
+    }
     if (overBudget) {
       const retryAfter = String(overBudget.retryAfterSeconds);
       return errorResponse(dialect, 'rate_limited', `This key has used its budget of $${overBudget.budget.usd} for this period; retry after ${retryAfter}s`, 429, { 'retry-after': retryAfter });
@@ -147,16 +153,30 @@ export function createGateway(options: GatewayOptions): Hono {
     if (request.extra && dialectsOf(model).some((id) => id !== dialect.id)) delete request.extra;
     const streamOptions = (json as { stream_options?: { include_usage?: unknown } }).stream_options;
     const includeUsage = dialect.id !== 'openai_completions' || streamOptions?.include_usage === true;
-    const call: Call = { dialect, principal, name, model, request, stream: decoded.stream, includeUsage, signal: c.req.raw.signal, started };
+    const call: Call = { dialect, principal, name, model, request, stream: decoded.stream, includeUsage, signal: c.req.raw.signal, started, account };
     if (dialect.id === 'openai_responses' && responsesState.keeps(json)) {
       const responseId = newResponseId(dialect.id);
       call.responseId = responseId;
       call.keep = { name: itemNamer(responseId), done: (events) => void responsesState.keep(principal, responseId, request.messages, events) };
     }
     // The cache holds whole (non-streamed) answers only, and none kept for Responses state.
-    if (!cache || call.stream || call.keep) return answer(call, answerOptions);
-    const key = cache.keyOf(principal, dialect.id, name, request);
-    return cache.get(key) ?? cache.put(key, await answer(call, answerOptions));
+    if (!cache || call.stream || call.keep) return answer(call, options);
+    return cached(cache, call);
+  }
+
+  /**
+   * A non-streamed answer through the cache. The cache fails open: a store that cannot be read or
+   * written is a miss (the call goes upstream), reported to onStoreError.
+   */
+  async function cached(cache: ReturnType<typeof createResponseCache>, call: Call): Promise<Response> {
+    const key = await cache.keyOf(call.principal, call.dialect.id, call.name, call.request);
+    const hit = await cache.get(key).catch(storeFailed('cache-get'));
+    if (hit) return hit;
+    const response = await answer(call, options);
+    if (response.status !== 200) return response;
+    const body = await response.text();
+    await cache.put(key, body, response.headers.get('content-type') ?? 'application/json').catch(storeFailed('cache-put'));
+    return new Response(body, { status: 200, headers: response.headers });
   }
 
   const route = (path: string, id: DialectId) => app.post(path, guard, (c) => handle(c, getDialect(id)));

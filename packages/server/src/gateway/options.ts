@@ -3,12 +3,23 @@
  */
 import type { DialectId } from '@parlance/dialects';
 import type { EmbeddingModel, ResolveModelOptions } from '@parlance/engine';
-import type { ErrorCode, FinishReason, Usage } from '@parlance/protocol';
-import type { GatewayPrincipal } from './keys.ts';
+import type { ErrorCode, FinishReason, ParlanceError, Usage } from '@parlance/protocol';
 import type { AllowedOrigins } from '../edge/origin.ts';
 import type { RunStore } from '../run-store.ts';
+import type { GatewayPrincipal } from './keys.ts';
 import type { ResponseCacheOptions } from './response-cache.ts';
 import type { GatewayRoute } from './routing.ts';
+import type { SpendStore } from './spend-store.ts';
+
+/**
+ * Which use of a shared gateway store failed (see `onStoreError`).
+ *
+ * @example
+ * ```ts
+ * createGateway({ routes, authorize, onStoreError: (error, { operation }: { operation: GatewayStoreOperation }) => log.warn(operation, error.code) });
+ * ```
+ */
+export type GatewayStoreOperation = 'spend-check' | 'spend-add' | 'cache-get' | 'cache-put';
 
 /**
  * What a finished gateway call reports (for usage and cost per key).
@@ -67,6 +78,18 @@ export interface GatewayOptions {
    * and is not reported to `onFinish`.
    */
   cache?: boolean | ResponseCacheOptions;
+  /**
+   * Where spend budgets' windows live (default: this process's memory, `memorySpendStore()`). On a
+   * shared store (`redisSpendStore` from `@parlance/server/redis`) every instance keeps one budget per key.
+   * A store that cannot be read refuses budgeted calls with 503 `store_unavailable` in the caller's format.
+   */
+  spendStore?: SpendStore;
+  /**
+   * Told when a shared store fails: a budget check (the call is refused, 503), a cost that could not be
+   * counted (lost; the call had already run), a cache read or write (a miss; the call goes upstream).
+   * Default: `console.error`.
+   */
+  onStoreError?: (error: ParlanceError, context: { operation: GatewayStoreOperation }) => void;
   /** Let callers name any `provider:model` beyond the table (default false). */
   allowProviderModels?: boolean;
   /**

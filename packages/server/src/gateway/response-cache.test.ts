@@ -5,10 +5,11 @@
 import { DIALECT_IDS } from '@parlance/dialects';
 import { mockProviderServer } from '@parlance/testing';
 import { describe, expect, it } from 'vitest';
+import { AUTH, post, target } from '../../test/gateway-calls.ts';
 import { createGateway } from './gateway.ts';
 import { staticKeys } from './keys.ts';
 import { createResponseCache } from './response-cache.ts';
-import { AUTH, post, target } from '../../test/gateway-calls.ts';
+import { memoryResponseCacheStore } from './response-cache-store.ts';
 
 const authorize = staticKeys({ k1: { id: 'a' }, k2: { id: 'b' } });
 const OTHER_KEY = { ...AUTH, authorization: 'Bearer k2' };
@@ -48,24 +49,25 @@ describe('the response cache', () => {
     expect(provider.requests).toHaveLength(2);
   });
 
-  it('is bounded: entries, bytes, entry size and age, least recently used out first', async () => {
+  it('is bounded in memory: entries, bytes, entry size and age, least recently used out first', async () => {
     let clock = 0;
-    const cache = createResponseCache({ maxEntries: 2, maxBytes: 10_000, maxEntryBytes: 4_000, ttlMs: 100 }, () => clock);
+    const store = memoryResponseCacheStore({ maxEntries: 2, maxBytes: 10_000, maxEntryBytes: 4_000 }, () => clock);
+    const cache = createResponseCache({ store, ttlMs: 100 });
     const principal = { id: 'a' };
     const key = (n: number) => cache.keyOf(principal, 'openai_completions', 'm', { model: 'm', messages: [], temperature: n });
-    await cache.put(key(1), Response.json({ n: 1 }));
-    await cache.put(key(2), Response.json({ n: 2 }));
-    expect(cache.get(key(1))).toBeDefined(); // 1 is now the most recently used
-    await cache.put(key(3), Response.json({ n: 3 }));
-    expect(cache.get(key(2))).toBeUndefined();
-    expect(cache.get(key(1))).toBeDefined();
-    expect(cache.size().entries).toBe(2);
-    // An answer larger than an entry may be is sent, not kept.
-    const big = await cache.put(key(4), new Response('x'.repeat(3_000), { status: 200 }));
-    expect((await big.text()).length).toBe(3_000);
-    expect(cache.get(key(4))).toBeUndefined();
-    expect(cache.size().bytes).toBeLessThanOrEqual(10_000);
+    const put = async (n: number, body = JSON.stringify({ n })) => cache.put(await key(n), body, 'application/json');
+    await put(1);
+    await put(2);
+    expect(await cache.get(await key(1))).toBeDefined(); // 1 is now the most recently used
+    await put(3);
+    expect(await cache.get(await key(2))).toBeUndefined();
+    expect(await cache.get(await key(1))).toBeDefined();
+    expect(store.size().entries).toBe(2);
+    // An answer larger than an entry may be is not kept.
+    await put(4, 'x'.repeat(3_000));
+    expect(await cache.get(await key(4))).toBeUndefined();
+    expect(store.size().bytes).toBeLessThanOrEqual(10_000);
     clock = 100;
-    expect(cache.get(key(1))).toBeUndefined();
+    expect(await cache.get(await key(1))).toBeUndefined();
   });
 });

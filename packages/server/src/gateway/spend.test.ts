@@ -5,10 +5,11 @@
 import { DIALECT_IDS } from '@parlance/dialects';
 import { mockProviderServer } from '@parlance/testing';
 import { describe, expect, it } from 'vitest';
+import { AUTH, post, target } from '../../test/gateway-calls.ts';
 import { createGateway } from './gateway.ts';
 import { staticKeys } from './keys.ts';
 import { createSpendTracker, MAX_TRACKED_PRINCIPALS } from './spend.ts';
-import { AUTH, post, target } from '../../test/gateway-calls.ts';
+import { memorySpendStore } from './spend-store.ts';
 
 // One million input tokens of gpt-4.1-mini: $0.40 a call.
 const TURN = { text: 'Hi.', usage: { inputTokens: 1_000_000, outputTokens: 0 } };
@@ -38,26 +39,29 @@ describe('per-key spend budgets', () => {
     expect((await post(app, caller, 'm', false, undefined, { ...AUTH, authorization: 'Bearer k2' })).status).toBe(200);
   });
 
-  it('a window starts afresh once it has passed, and a model without a price costs nothing', () => {
+  it('a window starts with the first priced call and afresh once it has passed; a model without a price costs nothing', async () => {
     let clock = 0;
-    const spend = createSpendTracker(() => clock);
+    const spend = createSpendTracker(memorySpendStore(), () => clock);
     const principal = { id: 'a', budget: { usd: 1, windowMs: 1000 } };
-    spend.add(principal, 0.6);
-    expect(spend.refusal(principal)).toBeUndefined();
-    spend.add(principal, 0.6);
-    spend.add(principal, undefined);
-    expect(spend.refusal(principal)).toEqual({ retryAfterSeconds: 1, budget: principal.budget });
+    await spend.add(principal, 0.6);
+    expect(await spend.refusal(principal)).toBeUndefined();
+    clock = 400;
+    await spend.add(principal, 0.6);
+    await spend.add(principal, undefined);
+    expect(await spend.refusal(principal)).toEqual({ retryAfterSeconds: 1, budget: principal.budget });
     clock = 1000;
-    expect(spend.refusal(principal)).toBeUndefined();
+    expect(await spend.refusal(principal)).toBeUndefined();
+    // A budget of 0 refuses from the start, for a whole window.
+    expect(await spend.refusal({ id: 'z', budget: { usd: 0, windowMs: 5000 } })).toEqual({ retryAfterSeconds: 5, budget: { usd: 0, windowMs: 5000 } });
   });
 
-  it(`holds at most ${MAX_TRACKED_PRINCIPALS} windows`, () => {
-    const spend = createSpendTracker(() => 0);
+  it(`holds at most ${MAX_TRACKED_PRINCIPALS} windows in memory`, async () => {
+    const spend = createSpendTracker(memorySpendStore(), () => 0);
     const budget = { usd: 1, windowMs: 1000 };
-    spend.add({ id: 'first', budget }, 5);
-    for (let i = 0; i < MAX_TRACKED_PRINCIPALS; i++) spend.add({ id: `p${i}`, budget }, 0.01);
+    await spend.add({ id: 'first', budget }, 5);
+    for (let i = 0; i < MAX_TRACKED_PRINCIPALS; i++) await spend.add({ id: `p${i}`, budget }, 0.01);
     // The oldest window was dropped to keep the bound: that key starts afresh.
-    expect(spend.refusal({ id: 'first', budget })).toBeUndefined();
-    expect(spend.refusal({ id: `p${MAX_TRACKED_PRINCIPALS - 1}`, budget })).toBeUndefined();
+    expect(await spend.refusal({ id: 'first', budget })).toBeUndefined();
+    expect(await spend.refusal({ id: `p${MAX_TRACKED_PRINCIPALS - 1}`, budget })).toBeUndefined();
   });
 });
