@@ -1,0 +1,216 @@
+/**
+ * Parlance's gateway beside Portkey's open-source gateway (`@portkey-ai/gateway`, its Node build),
+ * on the same mock upstreams, the same requests, one at a time.
+ *
+ *   direct:   client ──HTTP──> mock upstream
+ *   parlance: client ──HTTP──> Parlance gateway process ──HTTP──> mock upstream
+ *   portkey:  client ──HTTP──> Portkey gateway process  ──HTTP──> mock upstream
+ *
+ * Each gateway runs in a process of its own, forked with the same CPU preload (cpu-preload.mjs), so its
+ * CPU is all its own (the client and the mocks live in this process). The caller speaks OpenAI Chat
+ * Completions (Portkey's unified API) to an OpenAI upstream (same format) and to an Anthropic Messages
+ * upstream (translated), streamed (DELTAS text deltas) and not. Rounds rotate which system goes first;
+ * cells are medians over the rounds: the gateway process's CPU per delta (streamed) or per call (not
+ * streamed), and what each adds to the client's time to first byte and to the last byte (p50 of the
+ * round) over calling the upstream directly.
+ *
+ * Run: `pnpm --filter @parlance/bench bench:gateway` (also the end of `pnpm bench` here).
+ * Knobs: BENCH_DELTAS (200), BENCH_REQUESTS (20 per system and round), BENCH_ROUNDS (5).
+ * Exits non-zero only when the bench breaks (a wrong answer, a gateway that does not start), never because of a timing.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { type DialectId, getDialect } from '@parlance/dialects';
+import { type MockProviderServer, type ScriptedTurn, serveMockProvider } from '@parlance/testing';
+import { median } from './stats.ts';
+
+const DELTAS = Number(process.env.BENCH_DELTAS ?? 200);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const WARMUP = 10;
+const KEY = 'sk-bench-gateway-key';
+const TURN: ScriptedTurn = { text: Array.from({ length: DELTAS }, (_, i) => `word${i} `), usage: { inputTokens: 10, outputTokens: DELTAS } };
+const LAST_WORD = `word${DELTAS - 1}`;
+
+type System = 'direct' | 'parlance' | 'portkey';
+const SYSTEMS: System[] = ['direct', 'parlance', 'portkey'];
+
+interface Gateway {
+  url: string;
+  child: ChildProcess;
+  cpu(): Promise<number>;
+}
+
+const preload = new URL('./cpu-preload.mjs', import.meta.url).pathname;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function cpuOf(child: ChildProcess): () => Promise<number> {
+  return () =>
+    new Promise((resolve) => {
+      const onMessage = (message: { type?: string; micros?: number }) => {
+        if (message.type !== 'cpu') return;
+        child.off('message', onMessage);
+        resolve(message.micros!);
+      };
+      child.on('message', onMessage);
+      child.send({ type: 'cpu' });
+    });
+}
+
+async function startParlance(mocks: Record<'openai' | 'anthropic', string>): Promise<Gateway> {
+  const child = fork(new URL('./gateway-process.ts', import.meta.url).pathname, {
+    execArgv: ['--import', 'tsx', '--import', preload],
+    env: { ...process.env, MOCK_OPENAI: mocks.openai, MOCK_ANTHROPIC: mocks.anthropic },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.on('message', (message: { type?: string; port?: number }) => message.type === 'ready' && resolve(message.port!));
+    child.once('exit', (code) => reject(new Error(`Parlance's gateway process exited (${code})`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, child, cpu: cpuOf(child) };
+}
+
+/** Portkey's Node server (`build/start-server.js --port=N --headless`), as its README starts it. */
+async function startPortkey(): Promise<Gateway> {
+  const entry = createRequire(import.meta.url).resolve('@portkey-ai/gateway/build/start-server.js');
+  const port = await freePort();
+  const child = fork(entry, [`--port=${port}`, '--headless'], { execArgv: ['--import', preload], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const url = `http://127.0.0.1:${port}`;
+  // It prints its banner after a 1 s spinner; ready when it answers.
+  for (let attempt = 0; ; attempt++) {
+    if (child.exitCode !== null) throw new Error(`Portkey's gateway exited (${child.exitCode})`);
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (attempt > 150) throw new Error("Portkey's gateway did not answer within 30 s");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { url, child, cpu: cpuOf(child) };
+}
+
+interface Case {
+  label: string;
+  upstream: 'openai' | 'anthropic';
+  stream: boolean;
+}
+
+const CASES: Case[] = [
+  { label: 'OpenAI chat -> OpenAI (same format)', upstream: 'openai', stream: true },
+  { label: 'OpenAI chat -> Anthropic (translated)', upstream: 'anthropic', stream: true },
+  { label: 'OpenAI chat -> OpenAI (same format)', upstream: 'openai', stream: false },
+  { label: 'OpenAI chat -> Anthropic (translated)', upstream: 'anthropic', stream: false },
+];
+
+const DIALECT: Record<Case['upstream'], DialectId> = { openai: 'openai_completions', anthropic: 'anthropic_messages' };
+
+function request(system: System, c: Case, urls: Record<System, string>, mocks: Record<Case['upstream'], string>): () => Promise<Response> {
+  const caller = { model: c.upstream, stream: c.stream, max_tokens: 1000, messages: [{ role: 'user', content: 'hi' }] };
+  let url: string;
+  let body: unknown = caller;
+  let headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (system === 'direct') {
+    const dialect = getDialect(DIALECT[c.upstream]);
+    url = `${mocks[c.upstream]}/v1${dialect.path('m', { stream: c.stream })}`;
+    body = dialect.encodeRequest({ model: 'm', maxOutputTokens: 1000, messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'hi' }] }] }, { stream: c.stream });
+    headers = { ...headers, authorization: 'Bearer k', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
+  } else if (system === 'parlance') {
+    url = `${urls.parlance}/v1/chat/completions`;
+    headers = { ...headers, authorization: `Bearer ${KEY}` };
+  } else {
+    // Portkey: the provider and the upstream's host by header, the provider key as the bearer token.
+    url = `${urls.portkey}/v1/chat/completions`;
+    body = { ...caller, model: 'm' };
+    headers = { ...headers, authorization: 'Bearer k', 'x-portkey-provider': c.upstream, 'x-portkey-custom-host': `${mocks[c.upstream]}/v1` };
+  }
+  const text = JSON.stringify(body);
+  return () => fetch(url, { method: 'POST', headers, body: text });
+}
+
+interface Sample {
+  ttfb: number;
+  total: number;
+}
+
+async function once(send: () => Promise<Response>): Promise<Sample> {
+  const start = performance.now();
+  const response = await send();
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let ttfb = Number.NaN;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (Number.isNaN(ttfb)) ttfb = performance.now() - start;
+    text += decoder.decode(value, { stream: true });
+  }
+  const total = performance.now() - start;
+  if (response.status !== 200 || !text.includes(LAST_WORD)) throw new Error(`A wrong answer (HTTP ${response.status}): ${text.slice(0, 300)}`);
+  return { ttfb, total };
+}
+
+async function main(): Promise<void> {
+  const mockServers: Record<Case['upstream'], MockProviderServer> = {
+    openai: await serveMockProvider({ dialect: 'openai_completions', script: () => TURN }),
+    anthropic: await serveMockProvider({ dialect: 'anthropic_messages', script: () => TURN }),
+  };
+  const mocks = { openai: mockServers.openai.url, anthropic: mockServers.anthropic.url };
+  const gateways: Record<'parlance' | 'portkey', Gateway> = { parlance: await startParlance(mocks), portkey: await startPortkey() };
+  const urls: Record<System, string> = { direct: '', parlance: gateways.parlance.url, portkey: gateways.portkey.url };
+  const version = (createRequire(import.meta.url)('@portkey-ai/gateway/package.json') as { version: string }).version;
+  console.log(`Gateway beside Portkey (@portkey-ai/gateway ${version}): ${DELTAS} deltas a streamed answer, ${REQUESTS} sequential requests per system and round, ${ROUNDS} rounds (after ${WARMUP} warm-up), Node ${process.version}\n`);
+  const rows = [['caller -> upstream', 'stream', 'gateway CPU parlance / portkey', 'added TTFB p50 parlance / portkey', 'added total p50 parlance / portkey']];
+  try {
+    for (const c of CASES) {
+      const sends = Object.fromEntries(SYSTEMS.map((s) => [s, request(s, c, urls, mocks)])) as Record<System, () => Promise<Response>>;
+      for (const system of SYSTEMS) for (let i = 0; i < WARMUP; i++) await once(sends[system]);
+      const cpu: Record<'parlance' | 'portkey', number[]> = { parlance: [], portkey: [] };
+      const ttfb: Record<System, number[]> = { direct: [], parlance: [], portkey: [] };
+      const total: Record<System, number[]> = { direct: [], parlance: [], portkey: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = SYSTEMS.map((_, i) => SYSTEMS[(i + round) % SYSTEMS.length]!);
+        for (const system of order) {
+          const before = system === 'direct' ? 0 : await gateways[system].cpu();
+          const samples: Sample[] = [];
+          for (let i = 0; i < REQUESTS; i++) samples.push(await once(sends[system]));
+          if (system !== 'direct') cpu[system].push((await gateways[system].cpu()) - before);
+          ttfb[system].push(median(samples.map((s) => s.ttfb)));
+          total[system].push(median(samples.map((s) => s.total)));
+        }
+      }
+      const unit = c.stream ? REQUESTS * DELTAS : REQUESTS;
+      const cpuCell = (s: 'parlance' | 'portkey') => (median(cpu[s]) / unit).toFixed(c.stream ? 1 : 0);
+      const added = (series: Record<System, number[]>, s: 'parlance' | 'portkey') => (median(series[s]) - median(series.direct)).toFixed(2);
+      rows.push([
+        c.label,
+        c.stream ? 'yes' : 'no',
+        `${cpuCell('parlance')} / ${cpuCell('portkey')} µs per ${c.stream ? 'delta' : 'call'}`,
+        `${added(ttfb, 'parlance')} / ${added(ttfb, 'portkey')} ms`,
+        `${added(total, 'parlance')} / ${added(total, 'portkey')} ms`,
+      ]);
+    }
+  } finally {
+    for (const gateway of Object.values(gateways)) gateway.child.kill();
+    await Promise.all(Object.values(mockServers).map((mock) => mock.close()));
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  for (const row of rows) console.log(`| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error('BENCH FAILED:', error);
+    process.exit(1);
+  },
+);
