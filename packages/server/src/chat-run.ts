@@ -10,7 +10,7 @@ import type { Context } from 'hono';
 import { executeRun } from './run-execution.ts';
 import { requestKey } from './run-keys.ts';
 import { storeUnavailable } from './run-store.ts';
-import { waitUntil } from './runtime-env.ts';
+import { runtimeBindings, waitUntil } from './runtime-env.ts';
 import type { ParsedChatBody } from './schema.ts';
 import { createScrubber, envSecrets, type Scrubber } from './scrub.ts';
 import type { ServerContext } from './server-context.ts';
@@ -70,7 +70,7 @@ export function launchRun(ctx: ServerContext, c: Context, runId: string, start: 
       const input: ChatRunInput = { runId, thread: start.thread, model, options: start.options, signal, env, principal, generateId };
       if (start.resume) input.resume = start.resume;
       if (checkpoint) input.checkpoint = checkpoint;
-      if (options.files) input.files = fileSourceFor(options.files, env);
+      if (options.files) input.files = fileSourceFor(options.files, env, runtimeBindings(c, env));
       // Every event is scrubbed, then signed: what is signed is exactly what the browser gets.
       // A caller that sent its thread folds the events onto it (`threadAfterRun`): the runner's
       // thread is not sent back. A caller that sent bare messages holds no thread, so it gets it.

@@ -36,7 +36,7 @@ export { catalogModels, engineRunner, engineRunnerWith, type EngineRunnerOptions
 export { clientOptionsSchema, type ClientOptions } from './schema.ts';
 export { checkBlobKey, type BlobInfo, type BlobStore } from './files/blob-store.ts';
 export { createMemoryBlobStore, type MemoryBlobStoreOptions } from './files/memory-blob-store.ts';
-export { createR2BlobStore, type R2BucketLike } from './files/r2-blob-store.ts';
+export { createR2BlobStore, type R2BlobStoreOptions, type R2BucketLike } from './files/r2-blob-store.ts';
 export { createS3BlobStore, type S3BlobStoreOptions } from './files/s3-blob-store.ts';
 export type { S3Addressing } from './files/s3-object-url.ts';
 export { DEFAULT_FILE_TYPES, DEFAULT_MAX_FILE_BYTES, type FileStoreOptions } from './files/file-options.ts';

@@ -24,6 +24,15 @@ export function runtimeEnv(c: Context, fallback: Env | undefined): Env {
   return (globalThis as { process?: { env?: Env } }).process?.env ?? {};
 }
 
+/**
+ * The runtime's bindings as they are: a Worker's `env` (R2 buckets, KV, Durable Objects and
+ * strings), which `runtimeEnv` narrows to its strings; elsewhere `env`.
+ */
+export function runtimeBindings(c: Context, env: Env): Readonly<Record<string, unknown>> {
+  const bindings = c.env as Record<string, unknown> | undefined;
+  return bindings && typeof bindings === 'object' && !('incoming' in bindings) ? bindings : env;
+}
+
 /** The environment known when the app is built: `process.env` off Workers (where bindings only exist per request). */
 export function startEnv(fallback: Env | undefined): Env | undefined {
   const onWorkers = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers';

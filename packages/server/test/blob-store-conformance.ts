@@ -1,7 +1,7 @@
 /**
  * The behaviour every `BlobStore` shares, as one suite each store's test calls (Hono's router
  * `common.case.test.ts` pattern): round trips, overwrite, missing keys, delete, binary bytes,
- * independent copies, and keys that could name a path refused.
+ * independent copies, and keys that could name a path refused (`invalid_request`).
  */
 import { describe, expect, it } from 'vitest';
 import type { BlobStore } from '../src/files/blob-store.ts';
@@ -45,8 +45,9 @@ export function blobStoreConformance(name: string, make: () => BlobStore | Promi
 
     it.each(['../escape', '..', '.', '%2e%2e', '%2e%2e%2fx', 'a/b', 'a\\b', '', 'x'.repeat(129), 'file 1', 'file%2f', 'a?b', 'a#b', 'é', 'file_\u0000'])('refuses the key %j', async (key) => {
       const store = await make();
-      await expect(store.put(key, new Uint8Array([1]), { mediaType: 'image/png' })).rejects.toThrow();
-      await expect(store.get(key)).rejects.toThrow();
+      await expect(store.put(key, new Uint8Array([1]), { mediaType: 'image/png' })).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(store.get(key)).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(store.delete(key)).rejects.toMatchObject({ code: 'invalid_request' });
     });
   });
 }

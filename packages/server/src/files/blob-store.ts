@@ -1,9 +1,10 @@
 /**
  * Where `POST /files` keeps the bytes: a `BlobStore`. Keys are the server's file ids (never a
  * name a client chose). Implementations: memory (development, bounded), the file system on Node
- * (`@parlance/server/node`), an R2 bucket binding on Workers. Every store passes the same
+ * (`@parlance/server/node`), an R2 bucket binding on Workers, any S3-compatible bucket. Every store passes the same
  * conformance suite (`blob-store-conformance.ts`).
  */
+import { ParlanceError } from '@parlance/protocol';
 
 /**
  * What a blob store knows about a stored file besides its bytes.
@@ -35,13 +36,14 @@ export interface BlobStore {
 }
 
 /**
- * Keys are file ids the server made (`file_<hex>`): anything else is refused (a TypeError) before it
+ * Keys are file ids the server made (`file_<hex>`): anything else (`../`, `%2e%2e`, `?`, `#`, `/`,
+ * non-ASCII, over 128 characters) is refused with an `invalid_request` `ParlanceError` before it
  * reaches a path or a bucket. A custom `BlobStore` calls it first in each method.
  *
  * @example
  * async get(key) { return bucket.read(prefix + checkBlobKey(key)); }
  */
 export function checkBlobKey(key: string): string {
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(key)) throw new TypeError(`Not a blob key: ${JSON.stringify(key)}`);
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(key)) throw new ParlanceError('invalid_request', `Not a file id: ${JSON.stringify(key).slice(0, 80)}`);
   return key;
 }

@@ -29,8 +29,11 @@ export const DEFAULT_FILE_TYPES: readonly string[] = ['image/*', 'application/pd
  * const files: FileStoreOptions = { store: createMemoryBlobStore(), maxFileBytes: 10 * 1024 * 1024 };
  */
 export interface FileStoreOptions {
-  /** The blob store, or a function of the runtime's environment (an R2 binding on Workers). */
-  store: BlobStore | ((env: Env) => BlobStore);
+  /**
+   * The blob store, or a function of the runtime's environment: `env` holds its strings, `bindings`
+   * everything a Worker is given (`(_, bindings) => createR2BlobStore(bindings.FILES as R2BucketLike)`).
+   */
+  store: BlobStore | ((env: Env, bindings: Readonly<Record<string, unknown>>) => BlobStore);
   /** The largest file taken, in bytes (default `DEFAULT_MAX_FILE_BYTES`, 20 MiB); larger is a 413. */
   maxFileBytes?: number;
   /** Media types taken, exact or `type/*` (default `DEFAULT_FILE_TYPES`); others are a 415. */

@@ -88,11 +88,7 @@ export function s3Location(options: { endpoint: string; bucket: string; prefix: 
   return {
     label: `${bucket}/${options.prefix}`,
     objectUrl(key) {
-      try {
-        checkBlobKey(key);
-      } catch (cause) {
-        throw new ParlanceError('invalid_request', `Not a file id: ${JSON.stringify(key).slice(0, 80)}`, { cause });
-      }
+      checkBlobKey(key);
       const path = base + prefix + key;
       const url = new URL(path, origin);
       // Nothing above can make the parser move the object elsewhere; if it ever did, refuse rather than send.

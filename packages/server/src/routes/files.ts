@@ -10,6 +10,7 @@ import { Hono } from 'hono';
 import { errorResponse, refusal } from '../error-response.ts';
 import { principalOf } from '../edge/caller.ts';
 import { blobStoreFor } from '../files/blob-source.ts';
+import { runtimeBindings } from '../runtime-env.ts';
 import { DEFAULT_FILE_TYPES, acceptsType, type FileStoreOptions } from '../files/file-options.ts';
 import type { ServerContext } from '../server-context.ts';
 import type { Principal } from '../server-options.ts';
@@ -43,7 +44,7 @@ export function filesRoutes(ctx: ServerContext, files: FileStoreOptions): Hono<a
     const id = ctx.generateId('file');
     const sha256 = await sha256Hex(bytes);
     try {
-      await blobStoreFor(files, env).put(id, bytes, { mediaType });
+      await blobStoreFor(files, env, runtimeBindings(c, env)).put(id, bytes, { mediaType });
     } catch (error) {
       ctx.reportError(error, { request: c.req.raw });
       return refusal(new ParlanceError('store_unavailable', 'The file could not be stored; try again', { status: 503 }));
