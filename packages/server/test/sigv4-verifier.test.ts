@@ -117,6 +117,26 @@ describe('SigV4: AWS published S3 examples', () => {
     expect(verifySigV4(received(put), new Map([[accessKeyId, `${secretAccessKey}x`]]), 'us-east-1')).toEqual({ ok: false, reason: 'SignatureDoesNotMatch' });
   });
 
+  // "Authenticating Requests: Using Query Parameters", its GET Object example (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html).
+  const presigned = `/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=${accessKeyId}%2F20130524%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404`;
+  const inTheDay = Date.parse('2013-05-24T12:00:00Z');
+
+  it('aws4fetch presigns the documented URL', async () => {
+    const signer = new AwsV4Signer({ url: `https://${host}/test.txt?X-Amz-Expires=86400`, method: 'GET', accessKeyId, secretAccessKey, region: 'us-east-1', service: 's3', datetime: amzDate, signQuery: true });
+    const { url } = await signer.sign();
+    expect(url.searchParams.get('X-Amz-Signature')).toBe('aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404');
+    expect(verifySigV4({ method: 'GET', target: url.pathname + url.search, headers: { host }, body: new Uint8Array(0) }, secrets, 'us-east-1', inTheDay)).toEqual({ ok: true, accessKeyId });
+  });
+
+  it('the verifier takes the documented presigned URL within its day, and refuses it after, tampered or stretched', () => {
+    const request = (target: string): ReceivedRequest => ({ method: 'GET', target, headers: { host }, body: new Uint8Array(0) });
+    expect(verifySigV4(request(presigned), secrets, 'us-east-1', inTheDay)).toEqual({ ok: true, accessKeyId });
+    expect(verifySigV4(request(presigned), secrets, 'us-east-1', Date.parse('2013-05-25T00:00:01Z'))).toEqual({ ok: false, reason: 'the presigned URL has expired' });
+    expect(verifySigV4(request(presigned.replace('/test.txt', '/other.txt')), secrets, 'us-east-1', inTheDay)).toEqual({ ok: false, reason: 'SignatureDoesNotMatch' });
+    expect(verifySigV4(request(presigned.replace('X-Amz-Expires=86400', 'X-Amz-Expires=90000')), secrets, 'us-east-1', inTheDay)).toEqual({ ok: false, reason: 'SignatureDoesNotMatch' });
+    expect(verifySigV4(request(presigned.replace('X-Amz-Expires=86400', 'X-Amz-Expires=604801')), secrets, 'us-east-1', inTheDay).ok).toBe(false);
+  });
+
   it.each([
     ['test$file.text', 'test%24file.text'],
     ["a!b'c(d)e*f", 'a%21b%27c%28d%29e%2Af'],

@@ -66,24 +66,43 @@ export function expectedSignature(request: ReceivedRequest, secretAccessKey: str
 
 const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
 
+/** The fields of a presigned URL's query (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html). */
+function queryAuth(target: string): { fields: string[]; amzDate: string; expires: number } | undefined {
+  const query = new URLSearchParams(target.split('?')[1] ?? '');
+  if (query.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256') return undefined;
+  const credential = /^([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request$/.exec(query.get('X-Amz-Credential') ?? '');
+  const signature = query.get('X-Amz-Signature') ?? '';
+  if (!credential || !/^[0-9a-f]{64}$/.test(signature)) return undefined;
+  return { fields: [...credential.slice(1), query.get('X-Amz-SignedHeaders') ?? '', signature], amzDate: query.get('X-Amz-Date') ?? '', expires: Number(query.get('X-Amz-Expires')) };
+}
+
+/** `20130524T000000Z` as milliseconds since the epoch. */
+const amzTime = (amzDate: string) => Date.parse(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+
 /**
- * Checks a header-signed request: the credential is a known key, the scope's date is the
- * request's, `host` and every `x-amz-*` header sent are signed, the payload hash is the body's
- * (unless `UNSIGNED-PAYLOAD`), and the signature is the one the secret gives.
+ * Checks a signed request, by its Authorization header or as a presigned URL (query): the
+ * credential is a known key, the scope's date is the request's, `host` and every `x-amz-*` header
+ * sent are signed, the payload hash is the body's (unless `UNSIGNED-PAYLOAD`; a presigned URL's is),
+ * a presigned URL has not expired at `now`, and the signature is the one the secret gives.
  */
-export function verifySigV4(request: ReceivedRequest, secrets: ReadonlyMap<string, string>, region: string): Verdict {
-  const match = AUTHORIZATION.exec(request.headers.authorization ?? '');
-  if (!match) return { ok: false, reason: 'no AWS4-HMAC-SHA256 Authorization header' };
-  const [, accessKeyId = '', date = '', scopeRegion = '', service = '', signedList = '', signature = ''] = match;
+export function verifySigV4(request: ReceivedRequest, secrets: ReadonlyMap<string, string>, region: string, now = Date.now()): Verdict {
+  const header = AUTHORIZATION.exec(request.headers.authorization ?? '');
+  const query = header ? undefined : queryAuth(request.target);
+  if (!header && !query) return { ok: false, reason: 'no AWS4-HMAC-SHA256 Authorization header or presigned query' };
+  const [accessKeyId = '', date = '', scopeRegion = '', service = '', signedList = '', signature = ''] = header ? header.slice(1) : query!.fields;
+  if (query) {
+    if (!(query.expires >= 1 && query.expires <= 604_800)) return { ok: false, reason: 'X-Amz-Expires is not 1 to 604800 seconds' };
+    if (now > amzTime(query.amzDate) + query.expires * 1000) return { ok: false, reason: 'the presigned URL has expired' };
+  }
   const secret = secrets.get(accessKeyId);
   if (secret === undefined) return { ok: false, reason: `unknown access key ${accessKeyId}` };
   if (scopeRegion !== region || service !== 's3') return { ok: false, reason: `scope ${scopeRegion}/${service}, expected ${region}/s3` };
-  const amzDate = request.headers['x-amz-date'] ?? '';
+  const amzDate = query ? query.amzDate : (request.headers['x-amz-date'] ?? '');
   if (!amzDate.startsWith(date)) return { ok: false, reason: `x-amz-date ${amzDate} is not the scope's day ${date}` };
   const signedHeaders = signedList.split(';');
   const unsigned = Object.keys(request.headers).filter((name) => (name === 'host' || name.startsWith('x-amz-')) && !signedHeaders.includes(name));
   if (unsigned.length > 0) return { ok: false, reason: `headers sent but not signed: ${unsigned.join(', ')}` };
-  const payloadHash = request.headers['x-amz-content-sha256'] ?? '';
+  const payloadHash = query ? 'UNSIGNED-PAYLOAD' : (request.headers['x-amz-content-sha256'] ?? '');
   if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256(request.body)) return { ok: false, reason: 'x-amz-content-sha256 is not the SHA-256 of the body' };
   const expected = expectedSignature(request, secret, { date, region: scopeRegion, service }, amzDate, signedHeaders, payloadHash);
   if (!timingSafeEqual(Buffer.from(expected), Buffer.from(signature))) return { ok: false, reason: 'SignatureDoesNotMatch' };

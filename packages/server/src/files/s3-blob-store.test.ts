@@ -97,6 +97,32 @@ describe('S3 blob store: requests', () => {
   });
 });
 
+describe('S3 blob store: presigned URLs', () => {
+  it('gives none unless presignedUrlSeconds is set', () => {
+    expect(store().url).toBeUndefined();
+  });
+
+  it('a presigned URL reads the file with no other credential; the server checks its signature', async () => {
+    const files = store({ prefix: 'pre/', presignedUrlSeconds: 300 });
+    await files.put('file_pre', new Uint8Array([1, 2, 3]), { mediaType: 'image/png' });
+    const href = (await files.url!('file_pre', { mediaType: 'image/png' }))!;
+    const url = new URL(href);
+    expect(`${url.origin}${url.pathname}`).toBe(`${s3.endpoint}/files/pre/file_pre`);
+    expect([url.searchParams.get('X-Amz-Expires'), url.searchParams.get('X-Amz-SignedHeaders')]).toEqual(['300', 'host']);
+    const response = await fetch(href);
+    expect([response.status, new Uint8Array(await response.arrayBuffer())]).toEqual([200, new Uint8Array([1, 2, 3])]);
+    // The same URL for another file, or stretched in time, is refused.
+    const other = href.replace('file_pre', 'file_prf');
+    expect((await fetch(other)).status).toBe(403);
+    expect((await fetch(href.replace('X-Amz-Expires=300', 'X-Amz-Expires=3000'))).status).toBe(403);
+    expect(s3.refused.splice(0)).toEqual(['SignatureDoesNotMatch', 'SignatureDoesNotMatch']);
+  });
+
+  it.each([0, -1, 1.5, 604_801, Number.NaN])('refuses presignedUrlSeconds %s when built', (seconds) => {
+    expect(() => store({ presignedUrlSeconds: seconds })).toThrow(expect.objectContaining({ code: 'server_error' }));
+  });
+});
+
 describe('S3 blob store: no key leaves the bucket or the prefix', () => {
   const attempts = ['../x', '..', '.', '%2e%2e', '%2e%2e%2fother', '..%2f..%2fother', 'a/../../other', 'a?acl', 'a#b', 'a%23b', 'é', 'file_\u0000', 'a\\b', 'a b', '', 'x'.repeat(129), 'x'.repeat(100_000)];
   it.each(attempts.map((key) => [JSON.stringify(key).slice(0, 40), key]))('the id %s is refused as invalid_request before any request', async (_, key) => {

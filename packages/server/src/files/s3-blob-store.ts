@@ -39,6 +39,12 @@ export interface S3BlobStoreOptions {
   timeoutMs?: number;
   /** The `fetch` to use (default the global one). */
   fetch?: typeof fetch;
+  /**
+   * Hand providers that fetch URLs a presigned GET URL valid this many seconds (1 to 604,800)
+   * instead of the bytes (`BlobStore.url`). Off by default: the provider must reach the endpoint,
+   * and the URL lets anyone holding it read that one file until it expires.
+   */
+  presignedUrlSeconds?: number;
 }
 
 /** S3 error codes that mean the credentials, not the permissions, are wrong. */
@@ -67,6 +73,9 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const doFetch = options.fetch ?? globalThis.fetch;
+  const presign = options.presignedUrlSeconds;
+  // SigV4 presigned URLs live at most 7 days: https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html
+  if (presign !== undefined && !(Number.isInteger(presign) && presign >= 1 && presign <= 604_800)) throw new ParlanceError('server_error', `S3 blob store: presignedUrlSeconds must be a whole number from 1 to 604800, not ${presign}`);
 
   async function send(method: string, key: string, init: RequestInit, read: (response: Response, signal: AbortSignal) => Promise<Uint8Array | undefined>): Promise<Uint8Array | undefined> {
     const url = location.objectUrl(key);
@@ -91,7 +100,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
     return undefined;
   };
 
-  return {
+  const store: BlobStore = {
     async put(key, bytes, info) {
       await send(
         'PUT',
@@ -111,6 +120,14 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       await send('DELETE', key, {}, discard);
     },
   };
+  if (presign !== undefined) {
+    store.url = async (key) => {
+      const url = location.objectUrl(key);
+      url.searchParams.set('X-Amz-Expires', String(presign));
+      return (await client.sign(url.href, { method: 'GET', aws: { signQuery: true } })).url;
+    };
+  }
+  return store;
 }
 
 /** The upstream status stays in the message, not in `status`: that field is what this server would answer, and a store's 403 is not the caller's. */
