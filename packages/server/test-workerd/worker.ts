@@ -5,7 +5,7 @@
 //    request may touch), and records whether it was cancelled.
 import { createParlanceApp } from '../src/index.ts';
 
-export { ParlanceRateLimitObject, ParlanceRunStoreObject } from '../src/durable-objects/index.ts';
+export { ParlanceGatewayStoreObject, ParlanceRateLimitObject, ParlanceRunStoreObject } from '../src/durable-objects/index.ts';
 
 export const provider = { ended: false, release: () => {} };
 /** Per run: did its upstream stream get cancelled, and by an abort this request saw. */

@@ -2,6 +2,7 @@ import type { DialectId } from '@parlance/dialects';
 import type { ModelSpec } from '@parlance/engine';
 import type { MockProviderHandler } from '@parlance/testing';
 import type { Hono } from 'hono';
+import { callerRequest } from './caller-request.ts';
 import { PROVIDER } from './gateway-providers.ts';
 
 /** A route to an in-process provider (`handler` answers the provider's HTTP). */
@@ -9,21 +10,7 @@ export function target(dialect: DialectId, handler: MockProviderHandler | ((requ
   return { ...PROVIDER[dialect], model, baseURL: `https://${dialect}.mock`, apiKey: 'provider-key', retry: false, fetch: (input, init) => Promise.resolve(handler(new Request(input, init))) };
 }
 
-/** A caller's minimal request in its own API: path and body. */
-export function callerRequest(dialect: DialectId, model: string, stream: boolean, extra: Record<string, unknown> = {}): { path: string; body: Record<string, unknown> } {
-  switch (dialect) {
-    case 'openai_completions':
-      return { path: '/v1/chat/completions', body: { model, stream, messages: [{ role: 'user', content: 'hi' }], ...extra } };
-    case 'openai_responses':
-      return { path: '/v1/responses', body: { model, stream, input: 'hi', ...extra } };
-    case 'anthropic_messages':
-      return { path: '/v1/messages', body: { model, stream, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], ...extra } };
-    case 'google_gemini':
-      return { path: `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], ...extra } };
-    case 'ollama_chat':
-      return { path: '/api/chat', body: { model, stream, messages: [{ role: 'user', content: 'hi' }], ...extra } };
-  }
-}
+export { callerRequest } from './caller-request.ts';
 
 export const AUTH = { authorization: 'Bearer k1', 'content-type': 'application/json' };
 
