@@ -8,7 +8,8 @@ export default defineConfig({
       {
         // Inside workerd (the Workers runtime) through @cloudflare/vitest-pool-workers.
         plugins: [cloudflareTest({ wrangler: { configPath: './test-workerd/wrangler.jsonc' } })],
-        test: { name: 'workerd', include: ['test-workerd/**/*.test.ts'], testTimeout: 30_000 },
+        // globalSetup (in Node): the local S3 server the S3 store's workerd test talks to.
+        test: { name: 'workerd', include: ['test-workerd/**/*.test.ts'], testTimeout: 30_000, globalSetup: ['./test/s3-global-setup.ts'] },
       },
     ],
   },
