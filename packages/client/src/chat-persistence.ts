@@ -282,7 +282,9 @@ export class ChatPersistence implements Persistence {
     // Queued until the lock is held: `send()` waits for idle, and what waits shows as queued.
     for (const m of messages) if (!this.#host.state.queue.includes(m)) this.#host.dispatch({ type: 'queue', message: m });
     if (!this.#release) {
-      const name = `parlance:run:${this.#host.state.thread.id}`;
+      // Its own root, as the save and revision locks: the adapters' lock names are `parlance:<prefix><id>`,
+      // so `parlance:run:<id>` was the same lock as an adapter's with the prefix `run:` (a deadlock).
+      const name = `parlance-run:${this.#host.state.thread.id}`;
       const held = await new Promise<boolean>((resolve) => {
         const hold = () => new Promise<void>((release) => ((this.#release = release), resolve(true)));
         locks

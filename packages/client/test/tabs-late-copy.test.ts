@@ -80,12 +80,12 @@ describe.each(delivery)("two tabs whose copies of localStorage get each other's 
     vi.unstubAllGlobals();
   });
 
-  async function twoTabs() {
+  async function twoTabs(prefix = 'late:') {
     vi.stubGlobal('navigator', { ...navigator, locks: fakeLocks() });
     const mock = server();
     const copies = tabCopies(2, deliver);
     const open = async (storage: Storage) => {
-      const persist = localStorageAdapter({ prefix: 'late:', storage });
+      const persist = localStorageAdapter({ prefix, storage });
       const store = new ChatStore({ api: '/api', fetch: mock.fetch, persist, threadId: 't1', retryDelayMs: 0 });
       store.schedule = (flush) => queueMicrotask(flush);
       const tab = { store, persist, disconnect: store.connect(), text: () => texts(store.getSnapshot().thread.messages) };
@@ -118,6 +118,15 @@ describe.each(delivery)("two tabs whose copies of localStorage get each other's 
     const all = ['alpha', 're: alpha', 'bravo', 're: bravo'];
     await settled(one, two, all);
     expect(mock.runs.map((r) => texts(r.body.thread!.messages))).toEqual([['alpha'], all.slice(0, 3)]);
+  });
+
+  // The run's lock and the adapter's are named apart for any prefix: with `parlance:run:<id>` for the
+  // run and `parlance:<prefix><id>` for the adapter, the prefix `run:` made them one lock, held by
+  // the run while its own saves waited for it.
+  it.each(['run:', 'rev:', 'save:', 'parlance:run:', ''])('the prefix %j: two tabs sending at once still both finish', async (prefix) => {
+    const { tabs: [one, two] } = await twoTabs(prefix);
+    await Promise.all([one.store.send('alpha'), two.store.send('bravo')]);
+    await settled(one, two, ['alpha', 're: alpha', 'bravo', 're: bravo']);
   });
 
   it('alternate sends without reloads: nothing lost, the same order in both', async () => {

@@ -74,7 +74,7 @@ it('useChat + useStream alone (no persistence adapter) bundle under 13 KB gzippe
   const gzipped = gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
   console.log(`useChat + useStream: ${result.outputFiles[0]!.contents.length} B minified, ${gzipped} B gzipped (budget ${HOOKS_BUDGET} B)`);
   // The adapters are not in it: an app ships only the one it imports.
-  expect(result.outputFiles[0]!.text).not.toMatch(/objectStore|setItem|parlance:run:|BroadcastChannel/);
+  expect(result.outputFiles[0]!.text).not.toMatch(/objectStore|setItem|parlance-run:|BroadcastChannel/);
   expect(gzipped).toBeLessThanOrEqual(HOOKS_BUDGET);
 });
 
