@@ -1,4 +1,5 @@
 export { anthropicMessages } from './anthropic-messages/index.ts';
+export { ANTHROPIC_FILES_BETA } from './anthropic-messages/encode.ts';
 export { createFramer, decodeDialectStream, type DecodeStreamOptions, type Framer } from './decode-stream.ts';
 export { googleGemini } from './google-gemini/index.ts';
 export { ollamaChat } from './ollama-chat/index.ts';

@@ -71,6 +71,31 @@ describe.each(Object.keys(CHECKS) as DialectId[])('%s user file parts', (id) => 
     }
   });
 
+  // Uploaded to the provider's Files API by the engine (engine/src/files/provider-files.ts): sent by id.
+  const UPLOADED: Partial<Record<DialectId, Record<string, unknown>>> = {
+    anthropic_messages: { image: { type: 'image', source: { type: 'file', file_id: 'file_9' } }, pdf: { type: 'document', source: { type: 'file', file_id: 'file_9' }, title: 'report.pdf' } },
+    openai_responses: { image: { type: 'input_image', file_id: 'file_9', detail: 'auto' }, pdf: { type: 'input_file', file_id: 'file_9' } },
+    openai_completions: { pdf: { type: 'file', file: { file_id: 'file_9' } } },
+    google_gemini: {
+      image: { fileData: { mimeType: 'image/png', fileUri: 'https://files.example/v1beta/files/file_9' } },
+      pdf: { fileData: { mimeType: 'application/pdf', fileUri: 'https://files.example/v1beta/files/file_9' } },
+    },
+  };
+  it.each(['image', 'pdf'])('%s uploaded to the provider: sent by its file id, schema-valid', (kind) => {
+    const expected = UPLOADED[id]?.[kind];
+    if (expected === undefined) return;
+    const mediaType = kind === 'image' ? 'image/png' : 'application/pdf';
+    const part: FilePart = { type: 'file', mediaType, filename: 'report.pdf', url: 'https://files.example/v1beta/files/file_9', providerState: { [id]: { fileId: 'file_9' } } };
+    const body = dialect.encodeRequest(request(model, part));
+    const content = JSON.stringify(body);
+    expect(content).toContain(JSON.stringify(expected));
+    // Anthropic's file sources are in its beta schema, named by the beta header the dialect adds.
+    if (id === 'anthropic_messages') {
+      expect(validateAgainst('anthropic__lingua__openapi.yml', '/components/schemas/BetaCreateMessageParams', body)).toBe('');
+      expect(dialect.requestHeaders?.(body as Record<string, unknown>)).toEqual({ 'anthropic-beta': 'files-api-2025-04-14' });
+    } else expect(check(body)).toBe('');
+  });
+
   it('refuses an unresolved reference with the part path', () => {
     const ref = { id: 'file_1', mediaType: 'image/png', size: 10, sha256: 'a'.repeat(64), signature: 'p2.k.m' };
     expect(refusal(() => dialect.encodeRequest(request(model, { type: 'file', mediaType: 'image/png', ref })))).toEqual({ code: 'invalid_request', path: ['messages', 0, 'parts', 1] });

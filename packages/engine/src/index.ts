@@ -194,4 +194,16 @@ export {
 export type { FileSource } from './files/file-source.ts';
 export { MAX_CACHED_BYTES, MAX_CACHED_FILES, resolveFileRefs, type FileTarget } from './files/resolve-files.ts';
 export { withFileRefs } from './files/with-file-refs.ts';
+export {
+  createProviderFiles,
+  DEFAULT_MAX_PROVIDER_FILES,
+  DEFAULT_UPLOAD_MIN_BYTES,
+  EXPIRY_MARGIN_MS,
+  type FileUpload,
+  type ModelFileUploads,
+  type ProviderFiles,
+  type ProviderFilesOptions,
+  type UploadedFile,
+} from './files/provider-files.ts';
+export { anthropicFileApi, geminiFileApi, openaiFileApi, type FileApiCall, type ProviderFileApi } from './providers/file-apis.ts';
 export type { UnsignedFileRef } from './trust/file-refs.ts';

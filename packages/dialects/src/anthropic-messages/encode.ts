@@ -182,7 +182,23 @@ function markLastCacheable(blocks: Json[], cacheControl: Json): void {
 export const COMPACTION_BETA = 'compact-2026-01-12';
 
 /**
- * `anthropic-beta` for what the body holds: compaction blocks (round-tripped) or the compaction edit.
+ * The beta a Files API upload and a `source.type: 'file'` block need: https://docs.anthropic.com/en/docs/build-with-claude/files
+ *
+ * @example
+ * const headers = { 'anthropic-beta': ANTHROPIC_FILES_BETA };
+ */
+export const ANTHROPIC_FILES_BETA = 'files-api-2025-04-14';
+
+/** Whether a block (or a tool result's content) holds a Files API source. */
+function holdsFileSource(block: Json): boolean {
+  const source = block.source as Json | undefined;
+  if (source?.type === 'file') return true;
+  return Array.isArray(block.content) && (block.content as Json[]).some((inner) => typeof inner === 'object' && inner !== null && holdsFileSource(inner));
+}
+
+/**
+ * `anthropic-beta` for what the body holds: compaction blocks (round-tripped) or the compaction edit,
+ * and Files API sources (`ANTHROPIC_FILES_BETA`).
  *
  * @example
  * const headers = { ...anthropicRequestHeaders(body), 'anthropic-version': '2023-06-01' };
@@ -192,7 +208,9 @@ export function anthropicRequestHeaders(body: Record<string, unknown>): Record<s
   const compaction =
     messages.some((turn) => Array.isArray(turn.content) && turn.content.some((block) => block.type === 'compaction')) ||
     JSON.stringify(body.context_management ?? null).includes('compact_');
-  return compaction ? { 'anthropic-beta': COMPACTION_BETA } : {};
+  const files = messages.some((turn) => Array.isArray(turn.content) && turn.content.some(holdsFileSource));
+  const betas = [...(compaction ? [COMPACTION_BETA] : []), ...(files ? [ANTHROPIC_FILES_BETA] : [])];
+  return betas.length ? { 'anthropic-beta': betas.join(',') } : {};
 }
 
 /**

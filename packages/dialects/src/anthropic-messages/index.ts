@@ -20,7 +20,7 @@ export const anthropicMessages: Dialect = {
   decodeRequest: decodeAnthropicRequest,
 };
 
-export { anthropicRequestHeaders, closeObjectSchemas, COMPACTION_BETA, DEFAULT_MAX_TOKENS, EFFORT_BUDGETS, encodeAnthropicRequest } from './encode.ts';
+export { anthropicRequestHeaders, closeObjectSchemas, COMPACTION_BETA, DEFAULT_MAX_TOKENS, EFFORT_BUDGETS, encodeAnthropicRequest, ANTHROPIC_FILES_BETA } from './encode.ts';
 export { createAnthropicDecoder } from './decode.ts';
 export { DIALECT_KEY, type AnthropicState } from './mappings.ts';
 export { anthropicMessagesClient } from './client.ts';

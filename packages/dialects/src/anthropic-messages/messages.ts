@@ -25,7 +25,7 @@
  * document blocks inside the `tool_result` block; other files are named in a text block.
  */
 import { ParlanceError, toolContentOf, type FilePart, type Message, type Part } from '@parlance/protocol';
-import { inlineFile } from '../shared/inline-file.ts';
+import { inlineFile, providerFileId } from '../shared/inline-file.ts';
 import { asFilePart, isBase64, omittedNote } from '../shared/tool-content.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import { anthropicState } from './mappings.ts';
@@ -80,9 +80,18 @@ function decodeBase64Text(data: string): string {
   return new TextDecoder().decode(bytes);
 }
 
-/** Image and document blocks: https://docs.anthropic.com/en/docs/build-with-claude/vision, .../pdf-support */
+/**
+ * Image and document blocks: https://docs.anthropic.com/en/docs/build-with-claude/vision, .../pdf-support;
+ * a file uploaded to the Files API by its id (`source.type: 'file'`, https://docs.anthropic.com/en/docs/build-with-claude/files).
+ */
 function fileBlock(given: FilePart, path: (string | number)[]): Json {
   const part = inlineFile(given, path);
+  const fileId = providerFileId(part, 'anthropic_messages');
+  if (fileId !== undefined) {
+    const block: Json = { type: part.mediaType.startsWith('image/') ? 'image' : 'document', source: { type: 'file', file_id: fileId } };
+    if (block.type === 'document' && part.filename) block.title = part.filename.slice(0, 500);
+    return block;
+  }
   let data = part.data;
   let mediaType = part.mediaType;
   const url = part.url;

@@ -35,7 +35,7 @@
  *   reasoning models (https://platform.openai.com/docs/guides/text#message-roles-and-instruction-following).
  */
 import { type Message, type ModelRequest, ParlanceError, type Part, toolContentOf } from '@parlance/protocol';
-import { inlineFile } from '../shared/inline-file.ts';
+import { inlineFile, providerFileId } from '../shared/inline-file.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
 import type { EncodeOptions } from '../types.ts';
 import { DIALECT_ID, isObject, type JsonObject } from './mappings.ts';
@@ -120,6 +120,10 @@ const AUDIO_FORMATS: Record<string, string> = {
 function filePart(given: Extract<Part, { type: 'file' }>, path: (string | number)[]): JsonObject {
   const part = inlineFile(given, path);
   const { mediaType } = part;
+  // A file uploaded to the Files API (not images: `image_url` takes no file id):
+  // https://platform.openai.com/docs/guides/pdf-files#uploading-files
+  const fileId = providerFileId(part, 'openai_completions');
+  if (fileId !== undefined && !mediaType.startsWith('image/')) return { type: 'file', file: { file_id: fileId } };
   if (mediaType.startsWith('image/')) {
     // Images by URL or data URL (https://platform.openai.com/docs/guides/images-vision#giving-a-model-images-as-input).
     const url = part.url ?? `data:${mediaType};base64,${part.data}`;

@@ -38,7 +38,7 @@
  *   (tool-content.ts), not JSON text.
  */
 import { toolContentOf, type Message, type ModelRequest, type Part, type ReasoningEffort, type ThinkingSetting } from '@parlance/protocol';
-import { inlineFile } from '../shared/inline-file.ts';
+import { inlineFile, providerFileId } from '../shared/inline-file.ts';
 import { strictOrLoose } from '../shared/strict-schema.ts';
 import { samplingRules } from '../shared/sampling-rules.ts';
 import { repairToolPairs } from '../shared/tool-pairs.ts';
@@ -88,7 +88,10 @@ function userContent(parts: Part[], index: number): Json[] {
     else if (given.type === 'file') {
       const part = inlineFile(given, ['messages', index, 'parts', j]);
       const source = part.url ?? dataUrl(part.mediaType, part.data);
-      if (part.mediaType.startsWith('image/')) content.push({ type: 'input_image', image_url: source, detail: 'auto' });
+      // Uploaded to the Files API: by id (https://platform.openai.com/docs/guides/pdf-files#uploading-files).
+      const fileId = providerFileId(part, 'openai_responses');
+      if (fileId !== undefined) content.push(part.mediaType.startsWith('image/') ? { type: 'input_image', file_id: fileId, detail: 'auto' } : { type: 'input_file', file_id: fileId });
+      else if (part.mediaType.startsWith('image/')) content.push({ type: 'input_image', image_url: source, detail: 'auto' });
       else if (part.url !== undefined) content.push({ type: 'input_file', file_url: part.url });
       else content.push({ type: 'input_file', filename: part.filename ?? 'file', file_data: source });
     }

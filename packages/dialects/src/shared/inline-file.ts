@@ -3,6 +3,10 @@
  * server stored (`ref`, from `POST /files`) carries neither: the engine resolves it before it
  * encodes a request (its `files` option). One that reaches a dialect unresolved is refused here,
  * with the part's path, instead of being sent as an empty block.
+ *
+ * A file the engine uploaded to the provider's own Files API (OpenAI, Anthropic) arrives with its
+ * provider file id in `providerState[dialect].fileId` (and the file's resource URL in `url`): the
+ * dialect then sends the id (`providerFileId`), never the URL.
  */
 import { type FilePart, type InlineFilePart, ParlanceError } from '@parlance/protocol';
 
@@ -19,4 +23,15 @@ export function inlineFile(part: FilePart, path: (string | number)[]): InlineFil
     path,
     retryable: false,
   });
+}
+
+/**
+ * The id of the provider's own copy of the file (its Files API), when the engine uploaded it for this dialect.
+ *
+ * @example
+ * const id = providerFileId(part, 'openai_responses'); // 'file-abc123' or undefined
+ */
+export function providerFileId(part: InlineFilePart, dialect: string): string | undefined {
+  const state = part.providerState?.[dialect] as { fileId?: unknown } | undefined;
+  return typeof state?.fileId === 'string' && state.fileId !== '' ? state.fileId : undefined;
 }

@@ -4,6 +4,7 @@
  * after the thread was verified (references are signed for their principal, see SECURITY.md).
  */
 import type { FileRef } from '@parlance/protocol';
+import type { ProviderFiles } from './provider-files.ts';
 
 /**
  * Reads stored files for the engine: the bytes, and optionally a URL a provider can fetch itself
@@ -18,4 +19,9 @@ export interface FileSource {
   get(ref: FileRef, signal?: AbortSignal): Promise<Uint8Array | undefined>;
   /** A URL the provider may fetch the file from (undefined: send the bytes). */
   url?(ref: FileRef): Promise<string | undefined>;
+  /**
+   * Upload files to the providers' own Files APIs and send their ids (opt-in; one per process:
+   * `createProviderFiles()`, see provider-files.ts for when a file is uploaded rather than inlined).
+   */
+  providerFiles?: ProviderFiles;
 }

@@ -9,12 +9,15 @@
  * - OpenAI Chat Completions: images only (`image_url`); files and audio are inline.
  * - Gemini: `fileData.fileUri` takes Files API URIs, not arbitrary URLs: inline.
  * - Ollama: base64 images only: inline.
+ * Where the server opted in (`FileSource.providerFiles`), a file the provider's own Files API takes
+ * is uploaded there once and named by its id instead (provider-files.ts); that comes first.
  * The model's input modalities are checked first (`acceptsFile`), so a file the model cannot
  * read fails before anything is read or sent. The bytes' SHA-256 is checked against the
  * reference, so a store that lost or swapped a file fails the run instead of sending other bytes.
  */
 import { type FilePart, type FileRef, type InlineFilePart, type ModelRequest, ParlanceError, acceptsFile } from '@parlance/protocol';
 import type { FileSource } from './file-source.ts';
+import { providerFilePart, uploadsFile, type ModelFileUploads } from './provider-files.ts';
 
 /** Which files a dialect's provider fetches by URL. */
 const FETCHES_URL: Record<string, (mediaType: string) => boolean> = {
@@ -74,6 +77,9 @@ export interface FileTarget {
   /** `ModelInfo.input` of a catalogued model; undefined when the catalog does not know it. */
   input?: readonly string[] | undefined;
   name: string;
+  /** The provider id and its Files API (a provider model's `files`), for provider uploads. */
+  provider?: string;
+  uploads?: ModelFileUploads | undefined;
 }
 
 function base64(bytes: Uint8Array): string {
@@ -103,6 +109,16 @@ export function checkFileInput(request: Pick<ModelRequest, 'messages'>, target: 
   });
 }
 
+/** The stored bytes of `ref`, checked against its size and SHA-256. */
+async function readChecked(ref: FileRef, source: FileSource, path: (string | number)[], signal?: AbortSignal): Promise<Uint8Array> {
+  const bytes = await source.get(ref, signal);
+  if (!bytes) throw new ParlanceError('not_found', `The file "${ref.id}" is no longer stored: attach it again`, { status: 404, path, retryable: false });
+  if (bytes.length !== ref.size || (await sha256Hex(bytes)) !== ref.sha256) {
+    throw new ParlanceError('server_error', `The stored file "${ref.id}" does not match its reference (size or SHA-256)`, { path, retryable: false });
+  }
+  return bytes;
+}
+
 async function resolveOne(part: FilePart & { ref: FileRef }, source: FileSource, target: FileTarget, path: (string | number)[], signal?: AbortSignal): Promise<InlineFilePart> {
   const { ref: _ref, ...rest } = part;
   const { ref } = part;
@@ -110,12 +126,7 @@ async function resolveOne(part: FilePart & { ref: FileRef }, source: FileSource,
     const url = await source.url(ref);
     if (url !== undefined) return { ...rest, url };
   }
-  const bytes = await source.get(ref, signal);
-  if (!bytes) throw new ParlanceError('not_found', `The file "${ref.id}" is no longer stored: attach it again`, { status: 404, path, retryable: false });
-  if (bytes.length !== ref.size || (await sha256Hex(bytes)) !== ref.sha256) {
-    throw new ParlanceError('server_error', `The stored file "${ref.id}" does not match its reference (size or SHA-256)`, { path, retryable: false });
-  }
-  return { ...rest, data: base64(bytes) };
+  return { ...rest, data: base64(await readChecked(ref, source, path, signal)) };
 }
 
 /**
@@ -132,6 +143,8 @@ export async function resolveFileRefs<R extends Pick<ModelRequest, 'messages'>>(
   target: FileTarget,
   cache: FileCache = createFileCache(),
   signal?: AbortSignal,
+  /** Collects the provider-file cache keys the request names (with-file-refs.ts drops them on a "no such file"). */
+  used: string[] = [],
 ): Promise<R> {
   checkFileInput(request, target);
   if (!request.messages.some((m) => m.parts.some((p) => p.type === 'file' && p.ref !== undefined))) return request;
@@ -145,10 +158,16 @@ export async function resolveFileRefs<R extends Pick<ModelRequest, 'messages'>>(
           if (!source) {
             throw new ParlanceError('invalid_request', `The file "${part.ref.id}" is a stored file, and this server has no file store to read it from`, { path, retryable: false });
           }
+          const withRef = part as FilePart & { ref: FileRef };
+          const upload = target.uploads && target.provider ? { provider: target.provider, dialect: target.dialect, uploads: target.uploads } : undefined;
+          if (uploadsFile(part.ref, source, upload)) {
+            const ref = part.ref;
+            return providerFilePart(withRef, source as FileSource & { providerFiles: NonNullable<FileSource['providerFiles']> }, upload, () => readChecked(ref, source, path, signal), path, used, signal);
+          }
           const key = `${target.dialect}\u0000${part.ref.id}\u0000${part.ref.sha256}`;
           const cached = cache.get(key);
           if (cached) return { ...cached, ...(part.filename !== undefined ? { filename: part.filename } : {}) };
-          const resolved = await resolveOne(part as FilePart & { ref: FileRef }, source, target, path, signal);
+          const resolved = await resolveOne(withRef, source, target, path, signal);
           cache.set(key, resolved);
           return resolved;
         }),

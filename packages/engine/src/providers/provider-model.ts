@@ -23,6 +23,7 @@ import { authHeaders, resolveApiKey, resolveBaseURL } from './auth.ts';
 import { kitDialect, kitModelInfo, type ProviderKit } from './provider-kit.ts';
 import { adjustRequest, checkInput } from './prepare-request.ts';
 import { checkModelId, sealedURL } from './provider-url.ts';
+import { modelFileUploads } from './file-apis.ts';
 import type { ModelContext, ProviderDefinition, ProviderModel, ProviderSettings } from './types.ts';
 
 
@@ -173,6 +174,9 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
     endpoint: () => resolveBaseURL(definition, settings),
     toJSON: () => ({ provider, modelId, dialect: wireId }),
   };
+  // A cloud's own wire (Azure, Bedrock, Vertex) has no Files API of the provider's shape.
+  const { files } = definition;
+  if (files && !definition.wire) Object.assign(model, { files: modelFileUploads({ ...definition, files }, settings, transport, dialectId) });
   return model;
 }
 

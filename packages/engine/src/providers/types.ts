@@ -7,6 +7,8 @@
 import type { ClientDialect, DecoderOptions, DialectId } from '@parlance/dialects';
 import type { Event, LanguageModel, ModelRequest } from '@parlance/protocol';
 import type { CatalogTable, ModelInfo } from '../catalog/catalog.ts';
+import type { ModelFileUploads } from '../files/provider-files.ts';
+import type { ProviderFileApi } from './file-apis.ts';
 import type { ErrorBodyParser } from '../transport/http-error.ts';
 import type { Transport, ProviderTransportOptions } from '../transport/transport.ts';
 
@@ -121,6 +123,8 @@ export interface ProviderDefinition {
   catalogTable?: CatalogTable;
   /** Models to add to, or correct in, the catalog. */
   models?: Record<string, ModelCatalogEntry>;
+  /** The provider's Files API, used for stored files when the server opts in (`createProviderFiles`). */
+  files?: ProviderFileApi;
 }
 
 /**
@@ -183,6 +187,8 @@ export interface ProviderModel extends LanguageModel {
   readonly info: ModelInfo;
   /** The base URL calls go to (settings, environment, or the provider's default): spans record its host and port. */
   endpoint(): string;
+  /** The provider's Files API bound to this model's key and base URL, when the provider has one. */
+  readonly files?: ModelFileUploads;
   toJSON(): { provider: string; modelId: string; dialect: string };
 }
 

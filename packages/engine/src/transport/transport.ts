@@ -68,8 +68,8 @@ export interface ProviderTransportOptions {
 export interface TransportRequest {
   url: string;
   headers: Record<string, string>;
-  /** JSON text, or a multipart form (audio uploads; fetch sets its boundary). Both can be sent again on a retry. */
-  body: string | FormData;
+  /** JSON text, a multipart form (audio uploads; fetch sets its boundary) or raw bytes (Gemini's file uploads). All can be sent again on a retry. */
+  body: string | FormData | Blob;
   signal?: AbortSignal | undefined;
   /** Named in error messages ("OpenAI returned HTTP 429: ..."). */
   providerName: string;

@@ -13,5 +13,6 @@ export function fileSourceFor(files: FileStoreOptions, env: Env, bindings: Reado
   const store = blobStoreFor(files, env, bindings);
   const source: FileSource = { get: (ref) => store.get(ref.id) };
   if (store.url) source.url = (ref) => store.url!(ref.id, { mediaType: ref.mediaType });
+  if (files.providerFiles) source.providerFiles = files.providerFiles;
   return source;
 }

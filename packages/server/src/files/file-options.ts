@@ -1,4 +1,5 @@
 /** What `createParlanceApp` takes to store files (`files`), and its defaults. */
+import type { ProviderFiles } from '@parlance/engine';
 import type { Env } from '../runtime-env.ts';
 import type { BlobStore } from './blob-store.ts';
 
@@ -38,6 +39,11 @@ export interface FileStoreOptions {
   maxFileBytes?: number;
   /** Media types taken, exact or `type/*` (default `DEFAULT_FILE_TYPES`); others are a 415. */
   accept?: readonly string[];
+  /**
+   * Upload stored files to the providers' own Files APIs once and send their ids in later turns
+   * (opt-in: `createProviderFiles()` from `@parlance/engine`, one for the app; see its README).
+   */
+  providerFiles?: ProviderFiles;
 }
 
 /** Whether `mediaType` matches one of the patterns (`image/*` or exact, case-insensitive). */

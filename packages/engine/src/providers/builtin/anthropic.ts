@@ -6,6 +6,7 @@
 import { anthropicMessagesClient } from '@parlance/dialects';
 import { models as anthropicModels } from '../../catalog/models/anthropic.ts';
 import { createProvider } from '../define-provider.ts';
+import { anthropicFileApi } from '../file-apis.ts';
 
 /**
  * 
@@ -22,5 +23,6 @@ export const anthropic = /* @__PURE__ */ createProvider({
   baseURLEnv: 'ANTHROPIC_BASE_URL',
   auth: { env: 'ANTHROPIC_API_KEY', header: 'x-api-key' },
   dialect: 'anthropic_messages',
+  files: anthropicFileApi,
   headers: { 'anthropic-version': '2023-06-01' },
 }, { dialects: { anthropic_messages: anthropicMessagesClient }, catalog: { anthropic: anthropicModels } });

@@ -6,6 +6,7 @@
 import { googleGeminiClient } from '@parlance/dialects';
 import { models as googleModels } from '../../catalog/models/google.ts';
 import { createProvider } from '../define-provider.ts';
+import { geminiFileApi } from '../file-apis.ts';
 
 /**
  * 
@@ -21,4 +22,5 @@ export const google = /* @__PURE__ */ createProvider({
   baseURLEnv: 'GOOGLE_GEMINI_BASE_URL',
   auth: { env: ['GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'GOOGLE_API_KEY'], header: 'x-goog-api-key' },
   dialect: 'google_gemini',
+  files: geminiFileApi,
 }, { dialects: { google_gemini: googleGeminiClient }, catalog: { google: googleModels } });

@@ -6,6 +6,7 @@
 import { openaiCompletionsClient, openaiResponsesClient } from '@parlance/dialects';
 import { models as openaiModels } from '../../catalog/models/openai.ts';
 import { createProvider } from '../define-provider.ts';
+import { openaiFileApi } from '../file-apis.ts';
 import { omit } from '../body-quirks.ts';
 
 /**
@@ -23,6 +24,7 @@ export const openai = /* @__PURE__ */ createProvider({
   baseURLEnv: 'OPENAI_BASE_URL',
   auth: { env: 'OPENAI_API_KEY' },
   dialect: 'openai_responses',
+  files: openaiFileApi,
   modifyBody(body, { info, request }) {
     // Reasoning models reject sampling parameters ("Unsupported parameter: 'temperature'"),
     // except the GPT-5.1+ models with reasoning turned off.
