@@ -19,6 +19,7 @@
 import type { CacheSetting, Message, ModelRequest, Part, ToolChoice, ToolContentOutput, ToolContentPart } from '@parlance/protocol';
 import { isObject, type JsonObject } from '../shared/json.ts';
 import {
+  base64At,
   arrayAt,
   assignDefined,
   decodeToolList,
@@ -60,7 +61,7 @@ function sourcePart(block: JsonObject, path: Path): Part {
   const title = typeof block.title === 'string' ? block.title : undefined;
   let part: Part;
   if (source.type === 'base64') {
-    part = { type: 'file', mediaType: stringAt(source.media_type, [...path, 'source', 'media_type']), data: stringAt(source.data, [...path, 'source', 'data']) };
+    part = { type: 'file', mediaType: stringAt(source.media_type, [...path, 'source', 'media_type']), data: base64At(source.data, [...path, 'source', 'data']) };
   } else if (source.type === 'url') {
     part = { type: 'file', mediaType: block.type === 'document' ? 'application/pdf' : 'image/*', url: stringAt(source.url, [...path, 'source', 'url']) };
   } else if (source.type === 'text') {

@@ -24,6 +24,7 @@ import { isObject, type JsonObject } from '../shared/json.ts';
 import { decodedToolOutput } from '../shared/tool-content.ts';
 import { fromGeminiSchema } from './openapi-schema.ts';
 import {
+  base64At,
   arrayAt,
   assignDefined,
   invalid,
@@ -75,7 +76,7 @@ function decodePart(raw: unknown, path: Path, role: 'user' | 'model', calls: Cal
     return text;
   }
   if (isObject(part.inlineData)) {
-    const file: Part = { type: 'file', mediaType: stringAt(part.inlineData.mimeType, [...path, 'inlineData', 'mimeType']), data: stringAt(part.inlineData.data, [...path, 'inlineData', 'data']) };
+    const file: Part = { type: 'file', mediaType: stringAt(part.inlineData.mimeType, [...path, 'inlineData', 'mimeType']), data: base64At(part.inlineData.data, [...path, 'inlineData', 'data']) };
     const state = geminiState({ thoughtSignature: signature, thought: part.thought === true ? true : undefined });
     if (state) file.providerState = state;
     return file;

@@ -16,6 +16,7 @@
 import type { Message, ModelRequest, Part, ReasoningEffort } from '@parlance/protocol';
 import { isObject, type JsonObject } from '../shared/json.ts';
 import {
+  base64At,
   arrayAt,
   assignDefined,
   decodeToolList,
@@ -96,7 +97,7 @@ export function decodeOllamaRequest(input: unknown, options: RequestDecodeOption
         if (content !== '') parts.push({ type: 'text', text: content });
         if (message.images !== undefined && message.images !== null) {
           arrayAt(message.images, [...path, 'images']).forEach((image, i) => {
-            const data = stringAt(image, [...path, 'images', i]);
+            const data = base64At(image, [...path, 'images', i]);
             parts.push({ type: 'file', mediaType: imageType(data), data });
           });
         }

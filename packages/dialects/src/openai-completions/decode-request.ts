@@ -18,6 +18,7 @@
 import type { Message, ModelRequest, Part, ReasoningEffort, StructuredOutput, ToolChoice } from '@parlance/protocol';
 import { isObject, type JsonObject } from '../shared/json.ts';
 import {
+  base64At,
   arrayAt,
   assignDefined,
   decodeToolList,
@@ -81,18 +82,18 @@ function userParts(content: unknown, path: Path): Part[] {
         return { type: 'text', text: stringAt(item.text, [...at, 'text']) };
       case 'image_url': {
         const image = objectAt(item.image_url, [...at, 'image_url']);
-        return fileFromUrl(stringAt(image.url, [...at, 'image_url', 'url']), undefined);
+        return fileFromUrl(stringAt(image.url, [...at, 'image_url', 'url']), undefined, undefined, [...at, 'image_url', 'url']);
       }
       case 'input_audio': {
         const audio = objectAt(item.input_audio, [...at, 'input_audio']);
         const format = stringAt(audio.format, [...at, 'input_audio', 'format']);
-        return { type: 'file', mediaType: AUDIO_TYPES[format] ?? `audio/${format}`, data: stringAt(audio.data, [...at, 'input_audio', 'data']) };
+        return { type: 'file', mediaType: AUDIO_TYPES[format] ?? `audio/${format}`, data: base64At(audio.data, [...at, 'input_audio', 'data']) };
       }
       case 'file': {
         const file = objectAt(item.file, [...at, 'file']);
         const filename = typeof file.filename === 'string' ? file.filename : undefined;
         if (typeof file.file_data !== 'string') invalid('Only inline files (`file_data`) can be sent through a gateway, not file ids', [...at, 'file']);
-        return fileFromUrl(file.file_data, undefined, filename);
+        return fileFromUrl(file.file_data, undefined, filename, [...at, 'file', 'file_data']);
       }
       default:
         return invalid(`Unknown user content part type "${String(item.type)}"`, [...at, 'type']);

@@ -58,10 +58,10 @@ function inputParts(content: unknown, path: Path): Part[] {
         return { type: 'text', text: stringAt(item.text, [...at, 'text']) };
       case 'input_image':
         if (typeof item.image_url !== 'string') invalid('Only images by URL or data URL can be sent through a gateway, not file ids', [...at, 'image_url']);
-        return fileFromUrl(item.image_url, undefined);
+        return fileFromUrl(item.image_url, undefined, undefined, [...at, 'image_url']);
       case 'input_file': {
         const filename = typeof item.filename === 'string' ? item.filename : undefined;
-        if (typeof item.file_data === 'string') return fileFromUrl(item.file_data, 'application/pdf', filename);
+        if (typeof item.file_data === 'string') return fileFromUrl(item.file_data, 'application/pdf', filename, [...at, 'file_data']);
         if (typeof item.file_url === 'string') return fileFromUrl(item.file_url, 'application/pdf', filename);
         return invalid('Only inline files (`file_data`) or `file_url` can be sent through a gateway, not file ids', at);
       }

@@ -7,6 +7,7 @@
  */
 import { ParlanceError, type FilePart, type Message, type ModelRequest, type Part, type ToolDefinition } from '@parlance/protocol';
 import { isObject, type JsonObject } from './json.ts';
+import { isBase64 } from './tool-content.ts';
 
 /**
  * What the URL says about a request (Gemini names the model and the method in the path).
@@ -81,6 +82,16 @@ export function stringAt(value: unknown, path: Path): string {
   return value;
 }
 
+/**
+ * A file's inline data: a string of standard base64. Anything else is refused here (400, with the
+ * path) rather than passed on for the provider to fail on, or a run to read as other bytes.
+ */
+export function base64At(value: unknown, path: Path): string {
+  const data = stringAt(value, path);
+  if (!isBase64(data)) invalid(`${path.join('.')} must be base64-encoded file data`, path);
+  return data;
+}
+
 export function numberAt(value: unknown, path: Path): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`${path.join('.')} must be a number`, path);
@@ -101,11 +112,11 @@ export function modelOf(body: JsonObject, options: RequestDecodeOptions): string
   return model;
 }
 
-/** A file part from a `data:<type>;base64,<data>` URL, or a remote URL. */
-export function fileFromUrl(url: string, mediaType: string | undefined, filename?: string): FilePart {
+/** A file part from a `data:<type>;base64,<data>` URL (its data checked: `base64At`), or a remote URL. */
+export function fileFromUrl(url: string, mediaType: string | undefined, filename?: string, path: Path = []): FilePart {
   const match = /^data:([^;,]+)?(?:;[^,]*)?;base64,(.*)$/s.exec(url);
   const part: FilePart = match
-    ? { type: 'file', mediaType: match[1] ?? mediaType ?? 'application/octet-stream', data: match[2]! }
+    ? { type: 'file', mediaType: match[1] ?? mediaType ?? 'application/octet-stream', data: base64At(match[2], path) }
     : { type: 'file', mediaType: mediaType ?? guessMediaType(url), url };
   if (filename !== undefined) part.filename = filename;
   return part;
