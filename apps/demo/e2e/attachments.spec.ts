@@ -84,3 +84,33 @@ test('a model that reads no images refuses the file before anything is sent, and
   await expect(page.getByTestId('composer-file')).toHaveCount(2);
   await expect(page.getByTestId('user-message-row')).toHaveCount(0);
 });
+
+test('editing a message with files sends them again with the new text; a file removed in the editor is left out', async ({ page }) => {
+  await drop(page);
+  await send(page, 'What are these?');
+  await answered(page);
+  await expectBothFiles(page);
+
+  // A new text only: both files go with it (before, an edit resent the text alone).
+  await page.getByTestId('user-message-row').getByRole('button', { name: 'Edit' }).click();
+  const editor = page.getByTestId('user-message-editor');
+  await expect(editor.getByTestId('message-file')).toHaveCount(2);
+  await editor.getByRole('textbox', { name: 'Edit message' }).fill('Describe them again');
+  await editor.getByRole('button', { name: 'Save & send' }).click();
+  await expect(page.getByTestId('user-message')).toHaveText('Describe them again');
+  await expect(page.getByTestId('versions')).toContainText('2/2');
+  await answered(page);
+  await expectBothFiles(page);
+
+  // Remove the PDF in the editor: only the image is sent.
+  await page.getByTestId('user-message-row').getByRole('button', { name: 'Edit' }).click();
+  await editor.getByRole('button', { name: 'Remove report.pdf' }).click();
+  await expect(editor.getByTestId('message-file')).toHaveCount(1);
+  await editor.getByRole('button', { name: 'Save & send' }).click();
+  await expect(page.getByTestId('versions')).toContainText('3/3');
+  await answered(page);
+  await expect(page.getByTestId('message-file')).toHaveCount(1);
+  await expect(lastAnswerText(page)).toContainText('I received 1 file');
+  await expect(lastAnswerText(page)).toContainText(PNG_SHA);
+  await expect(lastAnswerText(page)).not.toContainText(PDF_SHA);
+});

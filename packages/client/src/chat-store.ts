@@ -77,6 +77,19 @@ export interface Compose {
   files?: Attachments;
 }
 
+/**
+ * An edit of a user message with attachments: `text` replaces the message's text (left out: the
+ * text is kept), `files` are new attachments (checked and uploaded as by `send`), added after the
+ * message's own files, which are kept unless `keepFiles` is false.
+ *
+ * @example
+ * await chat.edit(messageId, { text: 'And this one?', files: [photo], keepFiles: false } satisfies EditInput); // replaces the files
+ */
+export interface EditInput extends Compose {
+  /** Keep the message's own files (default true). */
+  keepFiles?: boolean;
+}
+
 type Response_ = { toolResult?: { output: unknown; isError?: boolean }; approval?: { approved: boolean; reason?: string }; answer?: string };
 
 const busy = (s: ChatState) =>
@@ -240,10 +253,16 @@ export class ChatStore extends Store<ChatState> {
    * the upload's error; nothing is sent then.
    */
   async #compose(input: Compose, options: { mode?: SendMode }): Promise<void> {
+    const parts = await this.#attach(input.files);
+    return this.send(input.text ? [{ type: 'text', text: input.text }, ...parts] : parts, options);
+  }
+
+  /** The file parts for attachments: checked, uploaded once each (or inline), as `send({ files })` does. */
+  async #attach(attachments: Attachments | undefined): Promise<Part[]> {
     const o = this.options;
-    const files = attachmentList(input.files);
-    const described = checkAttachments(files, { input: o.modelInput ?? (files.length ? await this.#modelInput() : undefined), model: o.model, maxFileBytes: o.maxFileBytes ?? DEFAULT_MAX_UPLOAD_BYTES });
-    let parts: Part[];
+    const files = attachmentList(attachments);
+    if (files.length === 0) return [];
+    const described = checkAttachments(files, { input: o.modelInput ?? (await this.#modelInput()), model: o.model, maxFileBytes: o.maxFileBytes ?? DEFAULT_MAX_UPLOAD_BYTES });
     try {
       const uploaded = await attachmentParts(described, {
         ...o,
@@ -254,11 +273,10 @@ export class ChatStore extends Store<ChatState> {
       });
       this.#noFileStore = uploaded.noFileStore;
       this.#knownStore ||= !uploaded.noFileStore && described.some((d) => d.blob);
-      parts = uploaded.parts;
+      return uploaded.parts;
     } finally {
       this.#dispatch({ type: 'uploads', uploads: [] });
     }
-    return this.send(input.text ? [{ type: 'text', text: input.text }, ...parts] : parts, options);
   }
 
   /** The chosen model's input modalities from `GET /models` (undefined when it cannot be read or is not listed). */
@@ -317,19 +335,39 @@ export class ChatStore extends Store<ChatState> {
   };
 
   /**
-   * Edits a user message: the edited text is sent as a new version of it, and the old message with
-   * everything that followed it is kept as a sibling version. Rejects with a ParlanceError `busy`
-   * while a response streams, `invalid_request` for a message that is not a user message in the chat.
+   * Edits a user message: the edited message is sent as a new version of it, and the old message with
+   * everything that followed it is kept as a sibling version. A string replaces the text and keeps
+   * the message's files; `{ text, files, keepFiles }` (`EditInput`) also adds new attachments
+   * (uploaded as by `send`) or, with `keepFiles: false`, drops the old ones; `Part[]` is the whole
+   * new message. Rejects with a ParlanceError `busy` while a response streams, `invalid_request` for
+   * a message that is not a user message in the chat, or a refused attachment (nothing is sent).
    */
-  edit = (messageId: string, input: string | Part[]): Promise<void> => {
-    const refused = this.#refuseWhileBusy('edit a message');
-    if (refused) return Promise.reject(refused);
+  edit = async (messageId: string, input: string | Part[] | EditInput): Promise<void> => {
+    const check = (): Message => {
+      const refused = this.#refuseWhileBusy('edit a message');
+      if (refused) throw refused;
+      const found = this.state.thread.messages.find((m) => m.id === messageId);
+      if (found?.role !== 'user') throw new ParlanceError('invalid_request', `Message ${messageId} is not a user message in the chat`, { retryable: false });
+      return found;
+    };
+    let parts: Part[];
+    if (Array.isArray(input)) {
+      check();
+      parts = input;
+    } else {
+      const edit: EditInput = typeof input === 'string' ? { text: input } : input;
+      const old = check();
+      const added = await this.#attach(edit.files);
+      // Uploads take time: the message must still be there and nothing streaming.
+      check();
+      const text = edit.text === undefined ? old.parts.filter((p) => p.type === 'text') : edit.text ? [{ type: 'text' as const, text: edit.text }] : [];
+      const kept = edit.keepFiles === false ? [] : old.parts.filter((p) => p.type !== 'text');
+      parts = [...text, ...kept, ...added];
+    }
     const { thread } = this.state;
-    const at = thread.messages.findIndex((m) => m.id === messageId);
-    if (thread.messages[at]?.role !== 'user') return Promise.reject(new ParlanceError('invalid_request', `Message ${messageId} is not a user message in the chat`, { retryable: false }));
     this.#responses.clear();
-    this.#dispatch({ type: 'thread', thread: forkAt(thread, at) });
-    void this.#drive([this.#userMessage(input)]);
+    this.#dispatch({ type: 'thread', thread: forkAt(thread, thread.messages.findIndex((m) => m.id === messageId)) });
+    void this.#drive([this.#userMessage(parts)]);
     return this.idle();
   };
 

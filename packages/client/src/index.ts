@@ -1,4 +1,4 @@
-export { ChatStore, type ChatOptions, type ClientTool, type Compose, type SendMode } from './chat-store.ts';
+export { ChatStore, type ChatOptions, type ClientTool, type Compose, type EditInput, type SendMode } from './chat-store.ts';
 export { chatReducer, type ChatAction, type ChatState, type ChatStatus, type LiveRun, type PendingInput } from './chat-reducer.ts';
 export { attachChatPersistence, type AttachPersistence, type Persistence, type PersistenceHost } from './chat-persistence.ts';
 export { definePersistAdapter } from './define-persist-adapter.ts';

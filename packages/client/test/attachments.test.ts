@@ -129,3 +129,46 @@ describe('send({ text, files })', () => {
     expect(hits.files).toBe(1);
   });
 });
+
+describe('edit of a message with files', () => {
+  const sentParts = (mock: ReturnType<typeof setup>['mock']) => {
+    const body = mock.requests.filter((r) => r.path === '/api/chat').at(-1)!.body as { thread: Thread };
+    return body.thread.messages.at(-1)!.parts.map((p) => (p.type === 'text' ? p.text : p.type === 'file' ? `${p.filename}:${p.ref?.id}` : p.type));
+  };
+
+  it('a new text keeps the message\'s files, without uploading them again', async () => {
+    const { store, mock, uploads } = setup();
+    await store.send({ text: 'What is this?', files: [image(1000, 'cat.jpg'), new File(['%PDF-1.7'], 'doc.pdf', { type: 'application/pdf' })] });
+    const id = store.getSnapshot().thread.messages[0]!.id;
+    await store.edit(id, 'What are these two?');
+    expect(sentParts(mock)).toEqual(['What are these two?', 'cat.jpg:file_1', 'doc.pdf:file_2']);
+    expect(uploads).toHaveLength(2);
+    // The old version stays as a sibling, with its files.
+    expect(store.siblings(store.getSnapshot().thread.messages[0]!.id)).toEqual({ index: 1, count: 2 });
+  });
+
+  it.each([
+    ['adds new files after the kept ones', { files: [image(10, 'dog.jpg')] }, ['What is this?', 'cat.jpg:file_1', 'dog.jpg:file_2']],
+    ['replaces the files (keepFiles: false)', { text: 'And this?', files: [image(10, 'dog.jpg')], keepFiles: false }, ['And this?', 'dog.jpg:file_2']],
+    ['drops the files', { text: 'Never mind the photo', keepFiles: false }, ['Never mind the photo']],
+    ['keeps the text when only files change', { files: [image(10, 'dog.jpg')], keepFiles: false }, ['What is this?', 'dog.jpg:file_2']],
+  ] as const)('%s', async (_name, input, expected) => {
+    const { store, mock } = setup();
+    await store.send({ text: 'What is this?', files: [image(1000, 'cat.jpg')] });
+    await store.edit(store.getSnapshot().thread.messages[0]!.id, { ...input, files: 'files' in input ? [...input.files] : undefined });
+    expect(sentParts(mock)).toEqual(expected);
+  });
+
+  it('Part[] is the whole new message, and a refused new file sends nothing', async () => {
+    const { store, mock, uploads } = setup({ maxFileBytes: 1500 });
+    await store.send({ text: 'What is this?', files: [image(1000, 'cat.jpg')] });
+    const id = store.getSnapshot().thread.messages[0]!.id;
+    const runs = mock.runs.length;
+    expect(await refusal(store.edit(id, { files: [image(10, 'ok.jpg'), image(2000, 'big.jpg')] }))).toMatchObject({ code: 'invalid_request', status: 413, path: ['files', 1] });
+    expect(mock.runs.length).toBe(runs);
+    expect(uploads).toHaveLength(1);
+    expect(store.getSnapshot().thread.messages.map((m) => m.id)).toHaveLength(2);
+    await store.edit(id, [{ type: 'text', text: 'Only text now' }]);
+    expect(sentParts(mock)).toEqual(['Only text now']);
+  });
+});

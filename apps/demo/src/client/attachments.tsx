@@ -130,7 +130,7 @@ function sourceOf(part: FilePart): string | undefined {
 }
 
 /** The files of a sent message: images as thumbnails (when this browser has one), others as chips with name and size. */
-export function MessageFiles({ parts }: { parts: readonly Part[] }) {
+export function MessageFiles({ parts, onRemove }: { parts: readonly Part[]; onRemove?: (file: FilePart) => void }) {
   const files = parts.filter((p): p is FilePart => p.type === 'file');
   if (files.length === 0) return null;
   return (
@@ -144,6 +144,11 @@ export function MessageFiles({ parts }: { parts: readonly Part[] }) {
           <div className={image ? 'attachment thumb' : 'attachment chip'} key={i} data-testid="message-file" title={`${name} (${part.mediaType})`}>
             {image ? <img src={image} alt={name} /> : <span className="name">{name}</span>}
             <span className="size">{size}</span>
+            {onRemove && (
+              <button type="button" aria-label={`Remove ${name}`} onClick={() => onRemove(part)}>
+                ×
+              </button>
+            )}
           </div>
         );
       })}

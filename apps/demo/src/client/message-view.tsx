@@ -267,10 +267,15 @@ function Versions({ id, version, disabled }: { id: string; version: { index: num
   );
 }
 
-/** A user message, with Edit: the edited text is sent as a new version; the old one stays (see Versions). */
+/**
+ * A user message, with Edit: the edited text is sent as a new version with the message's files (each
+ * can be removed in the editor); the old version stays (see Versions).
+ */
 function UserMessage({ id, text, canEdit, versions, parts }: { id: string; text: string; canEdit: boolean; versions: ReactNode; parts: readonly Part[] }) {
   const store = useChatStore();
   const [draft, setDraft] = useState<string | undefined>(undefined);
+  const [removed, setRemoved] = useState<readonly Part[]>([]);
+  const kept = parts.filter((p) => p.type !== 'text' && !removed.includes(p));
   if (draft !== undefined)
     return (
       <form
@@ -278,17 +283,26 @@ function UserMessage({ id, text, canEdit, versions, parts }: { id: string; text:
         data-testid="user-message-editor"
         onSubmit={(e) => {
           e.preventDefault();
-          if (!draft.trim()) return;
+          if (!draft.trim() && kept.length === 0) return;
           setDraft(undefined);
-          void store.edit(id, draft.trim());
+          setRemoved([]);
+          // The whole new message: the text, and the files not removed (sent again as their references).
+          void store.edit(id, [...(draft.trim() ? [{ type: 'text' as const, text: draft.trim() }] : []), ...kept]);
         }}
       >
+        <MessageFiles parts={kept} onRemove={(file) => setRemoved((r) => [...r, file])} />
         <textarea aria-label="Edit message" value={draft} rows={2} onChange={(e) => setDraft(e.currentTarget.value)} />
         <div className="message-actions">
-          <button type="button" onClick={() => setDraft(undefined)}>
+          <button
+            type="button"
+            onClick={() => {
+              setDraft(undefined);
+              setRemoved([]);
+            }}
+          >
             Cancel
           </button>
-          <button type="submit" className="primary" disabled={!canEdit || !draft.trim()}>
+          <button type="submit" className="primary" disabled={!canEdit || (!draft.trim() && kept.length === 0)}>
             Save &amp; send
           </button>
         </div>
