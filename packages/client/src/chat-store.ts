@@ -343,30 +343,25 @@ export class ChatStore extends Store<ChatState> {
    * a message that is not a user message in the chat, or a refused attachment (nothing is sent).
    */
   edit = async (messageId: string, input: string | Part[] | EditInput): Promise<void> => {
-    const check = (): Message => {
+    // Checked again after the uploads (they take time): the message is still there, nothing streams.
+    const find = (): Message => {
       const refused = this.#refuseWhileBusy('edit a message');
       if (refused) throw refused;
       const found = this.state.thread.messages.find((m) => m.id === messageId);
       if (found?.role !== 'user') throw new ParlanceError('invalid_request', `Message ${messageId} is not a user message in the chat`, { retryable: false });
       return found;
     };
-    let parts: Part[];
-    if (Array.isArray(input)) {
-      check();
-      parts = input;
-    } else {
-      const edit: EditInput = typeof input === 'string' ? { text: input } : input;
-      const old = check();
-      const added = await this.#attach(edit.files);
-      // Uploads take time: the message must still be there and nothing streaming.
-      check();
-      const text = edit.text === undefined ? old.parts.filter((p) => p.type === 'text') : edit.text ? [{ type: 'text' as const, text: edit.text }] : [];
-      const kept = edit.keepFiles === false ? [] : old.parts.filter((p) => p.type !== 'text');
-      parts = [...text, ...kept, ...added];
+    let parts = find().parts;
+    if (Array.isArray(input)) parts = input;
+    else {
+      const { text, files, keepFiles }: EditInput = typeof input === 'string' ? { text: input } : input;
+      const added = await this.#attach(files);
+      const kept = parts.filter((p) => p.type !== 'text');
+      parts = [...(text === undefined ? parts.filter((p) => p.type === 'text') : text ? [{ type: 'text' as const, text }] : []), ...(keepFiles === false ? [] : kept), ...added];
     }
     const { thread } = this.state;
     this.#responses.clear();
-    this.#dispatch({ type: 'thread', thread: forkAt(thread, thread.messages.findIndex((m) => m.id === messageId)) });
+    this.#dispatch({ type: 'thread', thread: forkAt(thread, thread.messages.indexOf(find())) });
     void this.#drive([this.#userMessage(parts)]);
     return this.idle();
   };

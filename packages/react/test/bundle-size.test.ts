@@ -29,16 +29,18 @@
  * with it): the checks against the model's inputs and the limits with their typed errors, the upload
  * with per-file progress over XMLHttpRequest, the inline fallback, the `/models` read, and
  * `fileModality`/`acceptsFile` in the protocol. Budget 21.5 KB; the hooks stay under 13 KB.
+ * Then 21.6 KB for #30's edit with files (an edit keeps the message's files, `EditInput` adds or
+ * replaces attachments through the same upload path as `send`): measured 21,917 -> 22,055 B.
  */
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
 
-const BUDGET = 21.5 * 1024;
+const BUDGET = 21.6 * 1024;
 const HOOKS_BUDGET = 13 * 1024;
 
-it('bundles react + client + protocol under 21.5 KB gzipped', async () => {
+it('bundles react + client + protocol under 21.6 KB gzipped', async () => {
   const result = await build({
     stdin: {
       contents: "export * from '@parlance/react';\nexport * from '@parlance/client';\nexport * from '@parlance/protocol';\n",
