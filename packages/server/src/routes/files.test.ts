@@ -4,6 +4,8 @@
  * engine reads the bytes back at encode time; bad uploads are typed 4xx.
  */
 import type { Event, FileRef, FileUploadResponseBody, LanguageModel, ModelRequest } from '@parlance/protocol';
+import { anthropic, createProviderFiles } from '@parlance/engine';
+import { mockProviderServer } from '@parlance/testing';
 import { describe, expect, it } from 'vitest';
 import { chatRequest, readAll, textRunner } from '../../test/helpers.ts';
 import { engineRunner } from '../engine-runner.ts';
@@ -149,5 +151,30 @@ describe('a reference in POST /chat', () => {
     const { file } = (await (await upload(app, 'carol', PNG)).json()) as FileUploadResponseBody;
     await readAll(await postChat(app, 'carol', threadWith(file)));
     expect(requests[0]!.messages[0]!.parts[1]).toEqual({ type: 'file', mediaType: 'image/png', filename: 'cat.png', data: btoa(String.fromCharCode(...PNG)) });
+  });
+
+  it('files.providerFiles: the file goes to the provider\'s Files API once, and every turn names it by id', async () => {
+    const messages = mockProviderServer({ dialect: 'anthropic_messages', script: () => ({ text: 'A cat.' }) });
+    const uploads: Request[] = [];
+    // One provider origin: its Files API and its Messages API.
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (new URL(request.url).pathname === '/v1/files') {
+        uploads.push(request);
+        return Response.json({ id: `file_${uploads.length}`, type: 'file', filename: 'cat.png', mime_type: 'image/png', size_bytes: PNG.length, created_at: '2026-11-26T00:00:00Z' });
+      }
+      return messages(request);
+    };
+    const model = anthropic.model('claude-sonnet-4-5', { baseURL: 'https://anthropic.test', apiKey: 'sk-ant-test', fetch, retry: false });
+    const { app } = appWith({
+      run: engineRunner({ engine: { resolveModel: () => model } }),
+      files: { store: createMemoryBlobStore(), providerFiles: createProviderFiles({ minBytes: 0 }) },
+    });
+    const { file } = (await (await upload(app, 'carol', PNG)).json()) as FileUploadResponseBody;
+    for (let turn = 0; turn < 3; turn++) await readAll(await postChat(app, 'carol', threadWith(file)));
+    expect(uploads).toHaveLength(1);
+    expect(uploads[0]!.headers.get('anthropic-beta')).toBe('files-api-2025-04-14');
+    expect(messages.requests).toHaveLength(3);
+    for (const request of messages.requests) expect(JSON.stringify(request.body)).toContain('{"type":"image","source":{"type":"file","file_id":"file_1"}}');
   });
 });
