@@ -205,5 +205,5 @@ export {
   type ProviderFilesOptions,
   type UploadedFile,
 } from './files/provider-files.ts';
-export { anthropicFileApi, geminiFileApi, openaiFileApi, type FileApiCall, type ProviderFileApi } from './providers/file-apis.ts';
+export { anthropicFileApi, geminiFileApi, OPENAI_FILE_TTL_SECONDS, openaiFileApi, type FileApiCall, type ProviderFileApi } from './providers/file-apis.ts';
 export type { UnsignedFileRef } from './trust/file-refs.ts';

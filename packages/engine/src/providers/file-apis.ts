@@ -2,12 +2,15 @@
  * The providers' Files APIs, each as one small upload function over an authorized `post`
  * (`modelFileUploads` binds it to a model's key, base URL and transport):
  * - OpenAI: `POST /v1/files`, multipart `file` + `purpose` (`vision` for images, `user_data` for the
- *   rest); the answer's `id`, and `expires_at` when set. https://platform.openai.com/docs/api-reference/files/create
+ *   rest) + `expires_after` (30 days after creation, the longest OpenAI takes: without it a file stays
+ *   until deleted); the answer's `id` and `expires_at`. https://platform.openai.com/docs/api-reference/files/create
  * - Anthropic: `POST /v1/files`, multipart `file`, with the `anthropic-beta: files-api-2025-04-14`
  *   header; the answer's `id`; files stay until deleted. https://docs.anthropic.com/en/api/files-create
  * - Gemini: the resumable protocol in two requests: `POST /upload/v1beta/files` with
  *   `X-Goog-Upload-Command: start` answers an upload URL (`x-goog-upload-url`), then the bytes with
  *   `upload, finalize`; the answer's `file.name`, `file.uri` and `file.expirationTime` (48 h).
+ * Anthropic keeps a file until it is deleted, and nothing here deletes one: its Files API storage
+ * grows with the distinct files sent (one copy per file and key, the cache reuses it).
  *   https://ai.google.dev/api/files#method:-media.upload
  * Images, PDFs and audio are ready when the upload returns (Gemini's PROCESSING state is for video,
  * which is not uploaded here); a `FAILED` state is an error.
@@ -43,6 +46,13 @@ export interface ProviderFileApi {
 }
 
 const isImage = (t: string) => t.startsWith('image/');
+/**
+ * The `expires_after` of OpenAI uploads: its longest (30 days), so uploads do not pile up in the account.
+ *
+ * @example
+ * const expiresAt = Date.now() + OPENAI_FILE_TTL_SECONDS * 1000;
+ */
+export const OPENAI_FILE_TTL_SECONDS = 30 * 24 * 3600;
 const isPdf = (t: string) => t === 'application/pdf';
 
 function form(file: FileUpload, fields: Record<string, string> = {}): FormData {
@@ -66,7 +76,8 @@ function idOf(json: Record<string, unknown>, call: FileApiCall): string {
 export const openaiFileApi: ProviderFileApi = {
   accepts: (t, dialect) => (dialect === 'openai_responses' ? isImage(t) || isPdf(t) : dialect === 'openai_completions' && isPdf(t)),
   async upload(file, call) {
-    const { json } = await call.post(`${call.baseURL}/files`, form(file, { purpose: isImage(file.mediaType) ? 'vision' : 'user_data' }));
+    const fields = { purpose: isImage(file.mediaType) ? 'vision' : 'user_data', 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': String(OPENAI_FILE_TTL_SECONDS) };
+    const { json } = await call.post(`${call.baseURL}/files`, form(file, fields));
     const id = idOf(json, call);
     const expires = typeof json.expires_at === 'number' ? json.expires_at * 1000 : undefined;
     return { id, uri: `${call.baseURL}/files/${encodeURIComponent(id)}`, ...(expires ? { expiresAt: expires } : {}) };

@@ -49,9 +49,13 @@ async function ours(provider: typeof openai, model: string, baseURL: string): Pr
 }
 
 describe('uploads match the official SDKs', () => {
-  it('OpenAI (openai files.create, purpose user_data)', async () => {
+  it('OpenAI (openai files.create, purpose user_data, expiring after 30 days)', async () => {
     const server = await serve((_req, res) => sendJson(res, 200, { id: 'file-1', object: 'file', bytes: PDF.length, created_at: 1, filename: 'report.pdf', purpose: 'user_data' }));
-    await new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1` }).files.create({ file: await openaiFile(PDF, 'report.pdf', { type: 'application/pdf' }), purpose: 'user_data' });
+    await new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1` }).files.create({
+      file: await openaiFile(PDF, 'report.pdf', { type: 'application/pdf' }),
+      purpose: 'user_data',
+      expires_after: { anchor: 'created_at', seconds: 30 * 24 * 3600 },
+    });
     await ours(openai, 'gpt-4.1', `${server.url}/v1`);
     const [sdk, mine] = server.requests;
     expect([mine!.method, mine!.url, mine!.headers.authorization]).toEqual([sdk!.method, sdk!.url, sdk!.headers.authorization]);

@@ -241,6 +241,8 @@ describe('upload request shapes', () => {
     expect(uploads.map((u) => u.headers.authorization)).toEqual(['Bearer sk-test-key-1', 'Bearer sk-test-key-1']);
     const purposes = uploads.map((u) => /name="purpose"\r\n\r\n(\w+)/.exec(u.raw)?.[1]).sort();
     expect(purposes).toEqual(['user_data', 'vision']);
+    // Expiring after 30 days, so uploads do not pile up in the account.
+    for (const u of uploads) expect(u.raw).toMatch(/name="expires_after\[seconds\]"\r\n\r\n2592000\r\n/);
     expect(uploads.some((u) => u.raw.includes('filename="report.pdf"') && u.raw.includes('Content-Type: application/pdf'))).toBe(true);
     const call = server.requests.find(c.isModelCall)!;
     expect(call.raw).toMatch(/"type":"input_image","file_id":"file-\d","detail":"auto"/);
