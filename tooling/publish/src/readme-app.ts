@@ -126,7 +126,8 @@ export function startServer(command: string, args: string[], options: { cwd: str
   const ready = new Promise<void>((resolve, reject) => {
     let output = '';
     const read = (chunk: Buffer) => {
-      output += chunk.toString();
+      // The last 64 KB: enough for the ready line and an error to show, bounded for a chatty server.
+      output = (output + chunk.toString()).slice(-65_536);
       if (options.ready.test(output)) resolve();
     };
     child.stdout!.on('data', read);
