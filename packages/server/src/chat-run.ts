@@ -44,6 +44,13 @@ export async function startChatRun(ctx: ServerContext, c: Context, start: ChatSt
   if (body.resume) runStart.resume = body.resume;
   // What another instance needs to go on with the run (a run whose start does not fit is not taken over).
   const durable = owner !== undefined && (await recordStart(ctx, run.id, runStart)) ? { owner } : undefined;
+  // A store that runs runs itself (a Durable Object) takes it from here; this request only reads.
+  if (durable && store.launch) {
+    await store.launch(run.id, durable.owner).catch((error: unknown) => {
+      throw storeUnavailable(error);
+    });
+    return run.id;
+  }
   launchRun(ctx, c, run.id, runStart, durable);
   return run.id;
 }

@@ -79,6 +79,11 @@ export interface MemoryRunStoreOptions {
   pollMs?: number | false;
   /** The clock (default `Date.now`). */
   now?: () => number;
+  /**
+   * Told when a run whose lease lapsed is ended here with `lostRunEvents()` (already stored in memory):
+   * a store that keeps runs beyond this memory (the Durable Object's storage) writes the ending there too.
+   */
+  onLost?: (runId: string, events: Event[]) => void;
 }
 
 /** Runs `f` once the event loop has turned (setImmediate where there is one: Node; else a 0 ms timer). */
@@ -169,8 +174,10 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
     if (run.record.status !== 'running' || run.leaseUntil >= now()) return false;
     // Its chat-finish is stored (only the finish call was lost): it ended, once; it is not lost.
     const ended = (run.events as Event[]).at(-1)?.type === 'chat-finish';
-    if (!ended) for (const event of lostRunEvents()) table.push(run, event, jsonLength(event));
+    const lost = ended ? [] : lostRunEvents();
+    for (const event of lost) table.push(run, event, jsonLength(event));
     close(run);
+    options.onLost?.(run.record.id, lost);
     return true;
   }
 

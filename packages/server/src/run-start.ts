@@ -33,10 +33,12 @@ export const startKey = (runId: string) => `run-start:${runId}`;
 
 /**
  * Whether runs started here can be taken over: the app allows it (`takeover`, default on), the store
- * can claim runs (Redis), and the runner goes on from checkpoints (`engineRunner`).
+ * can claim runs (Redis) or runs them itself (a Durable Object that runs runs), and the runner goes on
+ * from checkpoints (`engineRunner`).
  */
 export function canTakeOver(ctx: ServerContext, env: Env): boolean {
-  return ctx.options.takeover !== false && typeof ctx.store.claim === 'function' && ctx.profile(env)?.checkpoints === true;
+  const { store } = ctx;
+  return ctx.options.takeover !== false && (typeof store.claim === 'function' || typeof store.launch === 'function') && ctx.profile(env)?.checkpoints === true;
 }
 
 /** Records what the run started with (false when it could not be: the run then ends `run_lost` if its instance stops). */

@@ -236,6 +236,13 @@ export interface RunStore {
    */
   release?(runId: string, owner: string): Promise<void>;
   /**
+   * The store runs the run itself (a Durable Object from `parlanceRunObject`): the run whose start was
+   * recorded (`run-start.ts`) is executed by the store, not by the request that created it, and
+   * continued by the store when it restarts. Resolves true once it runs there; false when the store
+   * did not take it (another owner claimed it, or its start is not found: its alarm deals with it).
+   */
+  launch?(runId: string, owner: string): Promise<boolean>;
+  /**
    * Optional push for cancels (Redis pub/sub): calls `listener` as soon as any instance cancels the run.
    * Without it, a cancel is seen at the next `append` or `renewLease`.
    */

@@ -62,3 +62,6 @@ export const app = createParlanceApp({
 });
 
 export default app;
+
+// The durable-run tests' object (durable-runs.test.ts): it runs its runs itself.
+export { ParlanceDurableRuns } from './durable-runs-worker.ts';

@@ -23,6 +23,7 @@ import {
   type StoredEvent,
   storeUnavailable,
 } from '../run-store.ts';
+import { startKey } from '../run-start.ts';
 import type { RunStoreCall } from './run-store-object.ts';
 
 /**
@@ -52,10 +53,21 @@ export interface DurableObjectRunStoreOptions {
   /** Object names are `${name}-${shard}` (default 'parlance-runs'). */
   name?: string;
   limits?: Partial<RunLimits>;
+  /**
+   * The objects run the runs (default false): bind the class `parlanceRunObject(options)` makes, with
+   * the app's options. A run then executes in its object, not in the Worker request that started it,
+   * its events are stored in the object's storage, and the object's alarm continues it from its last
+   * checkpoint after the object was evicted or restarted. False: runs go on in the requests that start
+   * them and live in the objects' memory (`ParlanceRunStoreObject`).
+   */
+  runInObject?: boolean;
 }
 
 /** How long one read or cancel watch waits in the object before it answers empty. */
 const LONG_POLL_MS = 10_000;
+
+/** Values under this prefix are runs' recorded starts (`run-start.ts`): kept in the run's own object, beside its events. */
+const START_PREFIX = startKey('');
 
 function shardOf(key: string, shards: number): number {
   let hash = 0;
@@ -89,6 +101,7 @@ export function createDurableObjectRunStore(options: DurableObjectRunStoreOption
     const shard = at < 0 ? 0 : Number(runId.slice(at + 2));
     return Number.isInteger(shard) && shard >= 0 && shard < shards ? shard : 0;
   };
+  const shardOfKey = (key: string) => (key.startsWith(START_PREFIX) ? shardOfRun(key.slice(START_PREFIX.length)) : shardOf(key, shards));
 
   async function call<T>(shard: number, op: RunStoreCall['op'], args: unknown[], signal?: AbortSignal): Promise<T> {
     let body: { ok?: T; error?: { code: ParlanceError['code']; message: string; status?: number; retryAfterMs?: number } };
@@ -141,21 +154,30 @@ export function createDurableObjectRunStore(options: DurableObjectRunStoreOption
       })();
       return () => stop.abort();
     },
+    ...(options.runInObject ? { launch: (runId: string, owner: string) => call<boolean>(shardOfRun(runId), 'launch', [runId, owner]) } : {}),
     // A value lives in the shard its key hashes to, so every Worker request finds it without a lookup.
-    setValue: (key, value, ttlMs) => call(shardOf(key, shards), 'setValue', [key, value, ttlMs]),
+    setValue: (key, value, ttlMs) => call(shardOfKey(key), 'setValue', [key, value, ttlMs]),
     async getValue(key) {
-      return (await call<string | null>(shardOf(key, shards), 'getValue', [key])) ?? undefined;
+      return (await call<string | null>(shardOfKey(key), 'getValue', [key])) ?? undefined;
     },
-    deleteValue: (key, ifValue) => call(shardOf(key, shards), 'deleteValue', ifValue === undefined ? [key] : [key, ifValue]),
+    deleteValue: (key, ifValue) => call(shardOfKey(key), 'deleteValue', ifValue === undefined ? [key] : [key, ifValue]),
     async *follow(runId, afterSeq, signal): AsyncGenerator<StoredEvent> {
       let next = afterSeq + 1;
-      while (!signal?.aborted) {
+      /** When the object last answered: an object that restarts (evicted, deployed) is asked again for a while. */
+      let answered = Date.now();
+      for (let attempt = 0; !signal?.aborted; ) {
         let batch: RunBatch | null;
         try {
           batch = await call<RunBatch | null>(shardOfRun(runId), 'read', [runId, next - 1, LONG_POLL_MS], signal);
+          answered = Date.now();
+          attempt = 0;
         } catch (error) {
           if (signal?.aborted) return;
-          throw error;
+          // Not reached (the object reset under the call): its runs are read back from storage when it starts again.
+          const unreachable = ParlanceError.isInstance(error) && error.code === 'store_unavailable';
+          if (!options.runInObject || !unreachable || Date.now() - answered > limits.leaseMs + limits.storeGraceMs) throw error;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt++)));
+          continue;
         }
         if (!batch) return;
         for (const stored of batch.events) {

@@ -8,3 +8,5 @@ export { createDurableObjectRunStore, type DurableObjectRunStoreOptions, type Ru
 export { type GatewayStoreObjectState, ParlanceGatewayStoreObject } from './gateway-store-object.ts';
 export { ParlanceRateLimitObject, type RateLimitObjectState } from './rate-limit-object.ts';
 export { ParlanceRunStoreObject } from './run-store-object.ts';
+export { parlanceRunObject, type ParlanceRunObject, type RunObjectOptions, type RunObjectState } from './run-object.ts';
+export type { RunObjectStorage } from './stored-runs.ts';
