@@ -16,6 +16,7 @@
 import type { Context } from 'hono';
 import { launchRun } from '../chat-run.ts';
 import { type RunStart, startKey } from '../run-start.ts';
+import type { RunLimits } from '../run-store.ts';
 import { createServerContext, type ServerContext } from '../server-context.ts';
 import type { ParlanceServerOptions } from '../server-options.ts';
 import { takeOverRun } from '../takeover.ts';
@@ -74,7 +75,8 @@ export interface ParlanceRunObject {
  */
 export function parlanceRunObject(options: RunObjectOptions): new (state: RunObjectState, env: Record<string, unknown>) => ParlanceRunObject {
   return class ParlanceRuns implements ParlanceRunObject {
-    private store: StoredRunStore | undefined;
+    /** The object's runs, once opened (undefined before any call ever reached this object: nothing stored). */
+    private opened: Promise<StoredRunStore | undefined>;
     private server: ServerContext | undefined;
 
     constructor(
@@ -82,20 +84,28 @@ export function parlanceRunObject(options: RunObjectOptions): new (state: RunObj
       private readonly env: Record<string, unknown>,
     ) {
       // Before any call is answered: the runs storage holds, and an alarm due now for those nobody runs.
-      void state.blockConcurrencyWhile(async () => {
-        this.store = await openStoredRuns(state.storage);
-        if (this.store && this.store.orphans().length > 0) await state.storage.setAlarm(Date.now());
+      this.opened = state.blockConcurrencyWhile(async () => {
+        const store = await openStoredRuns(state.storage);
+        if (store && store.orphans().length > 0) await state.storage.setAlarm(Date.now());
+        return store;
       });
+    }
+
+    /** The runs; the first call ever opens them with the limits it carries (one opening, whichever call comes first). */
+    private async runs(limits?: RunLimits): Promise<StoredRunStore | undefined> {
+      const store = await this.opened;
+      if (store || !limits) return store;
+      this.opened = this.opened.then((opened) => opened ?? openStoredRuns(this.state.storage, limits));
+      return this.opened;
     }
 
     async fetch(request: Request): Promise<Response> {
       const call = await readRunStoreCall(request);
       if (call instanceof Response) return call;
-      this.store ??= await openStoredRuns(this.state.storage, call.limits);
-      const store = this.store!;
+      const store = (await this.runs(call.limits))!;
       if (call.op !== 'launch') {
         const answer = await answerRunStoreCall(store, call, request);
-        if (call.op === 'create') await this.keepAlarm();
+        if (call.op === 'create') await this.keepAlarm(store);
         return answer;
       }
       const [runId, owner] = call.args as [string, string];
@@ -103,20 +113,21 @@ export function parlanceRunObject(options: RunObjectOptions): new (state: RunObj
       // Launched once, by the owner that created it (an alarm may have claimed it meanwhile).
       if (raw === undefined || store.ownerOf(runId) !== owner || !store.orphans().includes(runId)) return Response.json({ ok: false });
       launchRun(this.serverContext(store), this.contextFor(store, runId), runId, JSON.parse(raw) as RunStart, { owner });
-      await this.keepAlarm();
+      await this.keepAlarm(store);
       return Response.json({ ok: true });
     }
 
     /** Continues every going run nobody runs here from its checkpoint; clears what retention let go. */
     async alarm(): Promise<void> {
-      this.store ??= await openStoredRuns(this.state.storage);
-      const store = this.store;
+      const store = await this.runs();
       if (!store) return;
       const server = this.serverContext(store);
       for (const runId of store.orphans()) {
         try {
           // The Redis takeover's own step: claim (a new owner fences the last one out), then launch from the stored events.
-          await takeOverRun(server, this.contextFor(store, runId), runId);
+          if (await takeOverRun(server, this.contextFor(store, runId), runId)) continue;
+          // Not to be taken (no recorded start: it runs in a Worker request): a lapsed lease ends it lost, as a reader would.
+          await store.get(runId);
         } catch (error) {
           server.reportError(error, { runId });
         }
@@ -126,8 +137,8 @@ export function parlanceRunObject(options: RunObjectOptions): new (state: RunObj
     }
 
     /** While runs go on, an alarm stays set `leaseMs` ahead: a restarted object is woken even when nobody reads. */
-    private async keepAlarm(): Promise<void> {
-      if ((await this.state.storage.getAlarm()) === null) await this.state.storage.setAlarm(Date.now() + this.store!.limits.leaseMs);
+    private async keepAlarm(store: StoredRunStore): Promise<void> {
+      if ((await this.state.storage.getAlarm()) === null) await this.state.storage.setAlarm(Date.now() + store.limits.leaseMs);
     }
 
     private serverContext(store: StoredRunStore): ServerContext {
