@@ -10,7 +10,7 @@ import { createFoldState, type Event, foldEvents, type Message } from '@parlance
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDurableObjectRunStore, type RunObjectNamespace } from '../src/durable-objects/index.ts';
 import { createParlanceApp } from '../src/index.ts';
-import { durableOptions, toolStarts, tools } from './durable-runs-worker.ts';
+import { durableOptions, FILLER, toolStarts, tools } from './durable-runs-worker.ts';
 import { type Frame, sseFrames } from './sse-frames.ts';
 
 const binding = (env as unknown as { PARLANCE_DURABLE_RUNS: DurableObjectNamespace }).PARLANCE_DURABLE_RUNS;
@@ -95,7 +95,7 @@ describe('a run outlives its Durable Object instance (workerd)', () => {
     const runId = res.headers.get('x-parlance-run-id')!;
     const read = await rest(sseFrames(res));
     expectOneStream(read);
-    expect(shownText(read.map((f) => f.event))).toBe(FILLER_TEXT);
+    expect(shownText(read.map((f) => f.event))).toBe(FILLER.join(''));
     const stored = await runInDurableObject(object(), async (_instance, state) => [...(await state.storage.list({ prefix: `e:${runId}:` })).values()]);
     expect(stored.map((json) => JSON.parse(json as string))).toEqual(read.map((f) => f.event));
   });
@@ -159,5 +159,3 @@ describe('a run outlives its Durable Object instance (workerd)', () => {
     expect(shownText(read.map((f) => f.event))).toBe(expected);
   });
 });
-
-const FILLER_TEXT = Array.from({ length: 30 }, (_, i) => `w${i} `).join('');
