@@ -125,9 +125,8 @@ export function parlanceRunObject(options: RunObjectOptions): new (state: RunObj
       for (const runId of store.orphans()) {
         try {
           // The Redis takeover's own step: claim (a new owner fences the last one out), then launch from the stored events.
-          if (await takeOverRun(server, this.contextFor(store, runId), runId)) continue;
-          // Not to be taken (no recorded start: it runs in a Worker request): a lapsed lease ends it lost, as a reader would.
-          await store.get(runId);
+          // Not to be taken (no recorded start: a Worker request runs it): left to its owner, or ended by `sweep` once silent.
+          await takeOverRun(server, this.contextFor(store, runId), runId);
         } catch (error) {
           server.reportError(error, { runId });
         }

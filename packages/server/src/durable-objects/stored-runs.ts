@@ -70,7 +70,8 @@ export interface StoredRunStore extends MemoryRunStore {
   /** Going runs nobody runs in this instance: found in storage when it started, or left by a runner that stopped. */
   orphans(): string[];
   /**
-   * Deletes finished runs past their retention and expired values from storage. Returns when the alarm
+   * Ends going runs silent for two leases that nobody runs here (`run_lost`, as a reader would), deletes
+   * finished runs past their retention and expired values from storage. Returns when the alarm
    * should run next: `leaseMs` ahead while runs go on, else when the next finished run's retention ends.
    */
   sweep(): Promise<number | undefined>;
@@ -136,6 +137,8 @@ export async function openStoredRuns(storage: RunObjectStorage, given?: RunLimit
   const storedUpTo = new Map<string, number>();
   /** Going runs and the work that runs them here. */
   const live = new Map<string, Promise<void>>();
+  /** When a going run's owner was last heard from (an append or a renewal): the alarm ends one silent too long. */
+  const heard = new Map<string, number>();
   const save = (record: StoredRecord) => storage.put(runKey(record.id), record);
   const memory = createMemoryRunStore({
     limits,
@@ -169,6 +172,7 @@ export async function openStoredRuns(storage: RunObjectStorage, given?: RunLimit
     if (record.status === 'finished') await memory.finish(record.id).catch(() => {});
     records.set(record.id, record);
     storedUpTo.set(record.id, events.length);
+    heard.set(record.id, Date.now());
   }
   for (const id of stale) await forget(id);
   for (const [key, value] of await listAll<StoredValue>(storage, 'v:')) {
@@ -178,6 +182,7 @@ export async function openStoredRuns(storage: RunObjectStorage, given?: RunLimit
   async function forget(id: string): Promise<void> {
     records.delete(id);
     storedUpTo.delete(id);
+    heard.delete(id);
     await deleteAll(storage, [runKey(id), ...(await listAll<string>(storage, eventsPrefix(id))).keys()]);
   }
 
@@ -196,6 +201,7 @@ export async function openStoredRuns(storage: RunObjectStorage, given?: RunLimit
         if (run.owner !== undefined) record.owner = run.owner;
         records.set(run.id, record);
         storedUpTo.set(run.id, 0);
+        heard.set(run.id, Date.now());
         await save(record);
       }
       return created;
@@ -203,6 +209,7 @@ export async function openStoredRuns(storage: RunObjectStorage, given?: RunLimit
     async append(runId, event, at, owner) {
       fence(runId, owner);
       const result = await memory.append(runId, event, at);
+      heard.set(runId, Date.now());
       // A retried append the memory store already had was stored with it.
       if (result.seq >= (storedUpTo.get(runId) ?? 0)) {
         await writeEvent(storage, runId, result.seq, event);
@@ -231,6 +238,7 @@ export async function openStoredRuns(storage: RunObjectStorage, given?: RunLimit
     async renewLease(runId, owner) {
       const current = records.get(runId)?.owner;
       if (owner !== undefined && current !== undefined && current !== owner) return { cancelled: true };
+      heard.set(runId, Date.now());
       return memory.renewLease(runId);
     },
     async setValue(key, value, ttlMs) {
@@ -256,6 +264,7 @@ export async function openStoredRuns(storage: RunObjectStorage, given?: RunLimit
       }
       if (events.at(-1)?.type === 'chat-finish') return undefined;
       record.owner = owner;
+      heard.set(runId, Date.now());
       await save(record);
       return { events, reason: 'takeover' };
     },
@@ -267,6 +276,11 @@ export async function openStoredRuns(storage: RunObjectStorage, given?: RunLimit
     orphans: () => [...records.values()].filter((r) => r.status === 'running' && !live.has(r.id)).map((r) => r.id),
     async sweep() {
       const now = Date.now();
+      // A going run nobody runs here and nobody renewed for two leases (its Worker request is gone, it has no
+      // recorded start to go on from): ended lost, as its first reader would end it, so the alarm can stop.
+      for (const record of [...records.values()]) {
+        if (record.status === 'running' && !live.has(record.id) && now - (heard.get(record.id) ?? 0) > 2 * limits.leaseMs) await memory.get(record.id);
+      }
       for (const record of [...records.values()]) {
         if (record.status === 'finished' && (record.finishedAt ?? 0) + limits.retainMs <= now) await forget(record.id);
       }
