@@ -20,6 +20,7 @@ vi.setConfig({ testTimeout: 30_000 });
 const KEY = 'gw-files-test-key';
 const PNG_BYTES = Buffer.from('\x89PNG\r\n\x1a\n-a-tiny-image', 'latin1');
 const PDF_BYTES = Buffer.from('%PDF-1.7 a tiny document');
+const WAV_BYTES = Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt a-tiny-sound', 'latin1');
 const PNG = PNG_BYTES.toString('base64');
 const PDF = PDF_BYTES.toString('base64');
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -68,6 +69,7 @@ const dataURL = (type: string, data: string) => `data:${type};base64,${data}`;
 const GOOD: [Sdk, string, unknown[], string[]][] = [
   ['openai-chat', 'image_url (data URL)', [{ type: 'image_url', image_url: { url: dataURL('image/png', PNG) } }], [PNG_SEEN]],
   ['openai-chat', 'image_url (URL)', [{ type: 'image_url', image_url: { url: IMAGE_URL, detail: 'low' } }], [`url ${IMAGE_URL}`]],
+  ['openai-chat', 'input_audio', [{ type: 'input_audio', input_audio: { data: WAV_BYTES.toString('base64'), format: 'wav' } }], [`audio/wav ${sha(WAV_BYTES)}`]],
   ['openai-chat', 'file (file_data)', [{ type: 'file', file: { filename: 'report.pdf', file_data: dataURL('application/pdf', PDF) } }], [PDF_SEEN]],
   ['openai-responses', 'input_image (data URL)', [{ type: 'input_image', image_url: dataURL('image/png', PNG), detail: 'auto' }], [PNG_SEEN]],
   ['openai-responses', 'input_image (URL)', [{ type: 'input_image', image_url: IMAGE_URL, detail: 'auto' }], [`url ${IMAGE_URL}`]],
@@ -76,9 +78,11 @@ const GOOD: [Sdk, string, unknown[], string[]][] = [
   ['anthropic', 'image (base64)', [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }], [PNG_SEEN]],
   ['anthropic', 'image (url)', [{ type: 'image', source: { type: 'url', url: IMAGE_URL } }], [`url ${IMAGE_URL}`]],
   ['anthropic', 'document (base64 PDF)', [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } }], [PDF_SEEN]],
+  ['anthropic', 'document (plain text)', [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'hello, notes' } }], [`text/plain ${sha(Buffer.from('hello, notes'))}`]],
   ['anthropic', 'document (url)', [{ type: 'document', source: { type: 'url', url: PDF_URL } }], [`application/pdf url ${PDF_URL}`]],
   ['gemini', 'inlineData (image)', [{ inlineData: { mimeType: 'image/png', data: PNG } }], [PNG_SEEN]],
   ['gemini', 'inlineData (PDF)', [{ inlineData: { mimeType: 'application/pdf', data: PDF } }], [PDF_SEEN]],
+  ['gemini', 'inlineData (audio)', [{ inlineData: { mimeType: 'audio/wav', data: WAV_BYTES.toString('base64') } }], [`audio/wav ${sha(WAV_BYTES)}`]],
   ['gemini', 'fileData (URI)', [{ fileData: { mimeType: 'application/pdf', fileUri: PDF_URL } }], [`application/pdf url ${PDF_URL}`]],
   ['ollama', 'images', [PNG], [`${sha(PNG_BYTES)}`]],
 ];
@@ -87,10 +91,13 @@ const GOOD: [Sdk, string, unknown[], string[]][] = [
 const BAD: [Sdk, string, unknown[]][] = [
   ['openai-chat', 'file by file_id', [{ type: 'file', file: { file_id: 'file-abc123' } }]],
   ['openai-chat', 'image_url with broken base64', [{ type: 'image_url', image_url: { url: 'data:image/png;base64,%%%not-base64' } }]],
+  ['openai-chat', 'input_audio with broken base64', [{ type: 'input_audio', input_audio: { data: '%%%not-base64', format: 'wav' } }]],
+  ['openai-responses', 'input_file with broken base64', [{ type: 'input_file', filename: 'r.pdf', file_data: 'data:application/pdf;base64,%%%not-base64' }]],
   ['openai-responses', 'input_file by file_id', [{ type: 'input_file', file_id: 'file-abc123' }]],
   ['openai-responses', 'input_image by file_id', [{ type: 'input_image', file_id: 'file-abc123', detail: 'auto' }]],
   ['anthropic', 'image by Files API id', [{ type: 'image', source: { type: 'file', file_id: 'file_011abc' } }]],
   ['anthropic', 'document by Files API id', [{ type: 'document', source: { type: 'file', file_id: 'file_011abc' } }]],
+  ['anthropic', 'document with broken base64', [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: '%%%not-base64' } }]],
   ['anthropic', 'image with broken base64', [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: '%%%not-base64' } }]],
   ['gemini', 'inlineData with broken base64', [{ inlineData: { mimeType: 'image/png', data: '%%%not-base64' } }]],
   ['ollama', 'images with broken base64', ['%%%not-base64']],
