@@ -134,11 +134,22 @@ describe('a real redis-server stopped and started mid-run', () => {
     const rest = await resume(url, runId, first.seen.at(-1)!.id);
     const all = [...first.seen, ...rest];
     expectOneEnding(all);
-    expect(WORDS.join('').startsWith(textOf(all.map((s) => s.event)))).toBe(true);
+    const events = all.map((s) => s.event);
+    // Two endings are right, depending on whether Redis was back within the owner's grace for its
+    // ending: the owner's typed error, or (durable runs, issue #33) the reader found the lease lapsed
+    // and this process took the run over: the cut step restarted and the answer completed. Seen both
+    // in CI at load 30; the text must be exact either way.
+    const restarted = events.map((e) => e.type).lastIndexOf('step-restarted');
+    if (restarted >= 0) {
+      expect(events[restarted]).toMatchObject({ type: 'step-restarted', reason: 'takeover' });
+      expect(textOf(events.slice(restarted))).toBe(WORDS.join(''));
+      expect(all.at(-1)!.event).toMatchObject({ type: 'chat-finish', haltReason: 'completed' });
+      return;
+    }
+    expect(WORDS.join('').startsWith(textOf(events))).toBe(true);
     expect(all.at(-1)!.event).toMatchObject({ type: 'chat-finish', haltReason: 'error' });
     const ending = all.at(-1)!.event as { error?: { code: string } };
     expect(['store_unavailable', 'run_lost']).toContain(ending.error?.code);
-    console.log('ending of a run past the grace:', JSON.stringify(all.slice(-3).map((s) => s.event)));
   }, 60_000);
 
   it('restarted empty (its data lost): the live reader gets a typed error frame, a resume a typed 404', async () => {
@@ -156,7 +167,8 @@ describe('a real redis-server stopped and started mid-run', () => {
     const last = rest.seen.at(-1)!.event;
     expect(last.type === 'error' || last.type === 'chat-finish').toBe(true);
     let status = 0;
-    for (let i = 0; i < 50; i++) {
+    // Up to 15 s of 503s while the server's Redis client reconnects (it took over 5 s at load 25).
+    for (let i = 0; i < 150; i++) {
       const again = await fetch(`${url}/runs/${runId}/events`);
       status = again.status;
       await again.body?.cancel();
