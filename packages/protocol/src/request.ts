@@ -129,6 +129,13 @@ export interface ModelCallOptions {
    * chain may call it once per model it tried.
    */
   onBody?: (body: unknown, from: Provenance) => void;
+  /**
+   * Called with each chunk of the provider's streamed body as read (SSE or NDJSON bytes, unchanged),
+   * before the events decoded from it, with the model that sent it: a gateway forwards them to a
+   * caller of the same API. `from` is one object per attempt (a retry or a fallback chain's next
+   * model sends a new one), so a caller can drop what an attempt that failed had sent.
+   */
+  onBytes?: (chunk: Uint8Array, from: Provenance) => void;
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   type Usage,
 } from '@parlance/protocol';
 import { computeCost } from '../catalog/model-info.ts';
-import { decodeResponse, decodeWholeResponse } from '../transport/decode-response.ts';
+import { decodeResponse, decodeWholeResponse, tapBody } from '../transport/decode-response.ts';
 import { redact } from '../transport/redact.ts';
 import { createTransport } from '../transport/transport.ts';
 import { authHeaders, resolveApiKey, resolveBaseURL } from './auth.ts';
@@ -140,7 +140,7 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       const onBody = options.onBody;
       let events: AsyncIterable<Event> = whole
         ? decodeWholeResponse(dialect, opened, { signal: options.signal, decoderOptions, onBody: onBody && ((json) => onBody(json, provenance)) })
-        : decodeResponse(dialect, opened, { signal: options.signal, decoderOptions });
+        : decodeResponse(dialect, options.onBytes ? tapBody(opened, options.onBytes, { ...provenance }) : opened, { signal: options.signal, decoderOptions });
       if (definition.modifyEvents) events = definition.modifyEvents(events, context);
       for await (const event of events) {
         if (finished) break;

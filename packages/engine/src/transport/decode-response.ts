@@ -85,3 +85,28 @@ async function readWhole(body: ReadableStream<Uint8Array>, limit: number): Promi
     reader.releaseLock();
   }
 }
+
+/**
+ * The opened stream with each chunk of its body shown to `see` as it is read, before the decoder
+ * gets it (`ModelCallOptions.onBytes`: a gateway forwards a same-format stream's bytes unchanged).
+ * Nothing is buffered: the tap reads one chunk per read of its own, and a cancel reaches the body.
+ *
+ * @example
+ * decodeResponse(dialect, tapBody(opened, (chunk, from) => forward(chunk), provenance));
+ */
+export function tapBody<T>(opened: OpenedStream, see: (chunk: Uint8Array, from: T) => void, from: T): OpenedStream {
+  const reader = opened.body.getReader();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        see(value, from);
+        controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+  return { ...opened, body };
+}

@@ -16,6 +16,7 @@ import {
   type Provenance,
   type Usage,
 } from '@parlance/protocol';
+import { type ByteRelay, createByteRelay } from './byte-relay.ts';
 import { createSealer } from './envelope.ts';
 import type { GatewayPrincipal } from './keys.ts';
 import type { GatewayFinish, GatewayOptions } from './options.ts';
@@ -124,11 +125,16 @@ interface UpstreamBody {
  * Runs the call: the events, with the caller's view of reasoning state applied. A caller who asked
  * for one body makes the provider send one (`stream: false`), and the body is kept in `into`.
  */
-async function* upstream(call: Call, into: { last?: UpstreamBody }): AsyncGenerator<Event> {
+async function* upstream(call: Call, into: { last?: UpstreamBody; relay?: ByteRelay }): AsyncGenerator<Event> {
   const { model: _model, ...request } = call.request;
   const sealer = createSealer(call.dialect.id);
   const name = call.keep?.name ?? ((event: Event) => event);
-  const options: ModelCallOptions = call.stream ? { signal: call.signal } : { signal: call.signal, stream: false, onBody: (body, from) => (into.last = { body, from }) };
+  const relay = into.relay;
+  const options: ModelCallOptions = !call.stream
+    ? { signal: call.signal, stream: false, onBody: (body, from) => (into.last = { body, from }) }
+    : relay
+      ? { signal: call.signal, onBytes: relay.see }
+      : { signal: call.signal };
   // Named after sealing: the sealer tells foreign state by the caller's dialect key, which naming adds.
   for await (const event of call.model.stream(request, options)) yield* sealer.push(event).map(name);
   yield* sealer.flush().map(name);
@@ -176,6 +182,16 @@ function passThrough(call: Call, last: UpstreamBody | undefined, seen: Tally): u
   return last.body;
 }
 
+/**
+ * Whether a stream may be the provider's bytes unchanged, on the same terms as a body
+ * (`passThrough`): not kept for Responses state, and for Chat Completions only when the caller
+ * asked for the usage chunk (the upstream is always asked for it, to count usage). Whether the
+ * bytes are in the caller's format and from the model that answered is known once it answers.
+ */
+function relayable(call: Call): boolean {
+  return call.stream && call.responseId === undefined && call.keep === undefined && call.includeUsage;
+}
+
 /** A fresh caller-facing response id, with the prefix the caller's provider uses. */
 export function newResponseId(dialect: DialectId): string {
   return RESPONSE_ID_PREFIX[dialect] + crypto.randomUUID().replace(/-/g, '');
@@ -183,7 +199,7 @@ export function newResponseId(dialect: DialectId): string {
 
 export async function answer(call: Call, options: GatewayOptions): Promise<Response> {
   const encoderOptions = { model: call.name, responseId: call.responseId ?? newResponseId(call.dialect.id), created: Math.floor(call.started / 1000) };
-  const received: { last?: UpstreamBody } = {};
+  const received: { last?: UpstreamBody; relay?: ByteRelay } = relayable(call) ? { relay: createByteRelay(call.dialect.id) } : {};
   const iterator = upstream(call, received)[Symbol.asyncIterator]();
   const counts: Tally = { usage: {} };
   const kept: Event[] | undefined = call.keep ? [] : undefined;
@@ -241,6 +257,13 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
     return Response.json(call.dialect.encodeResponse({ ...collected, usage: counts.usage }, { ...encoderOptions, usage: counts.usage }));
   }
 
+  const relay = received.relay;
+  if (relay?.answers(counts.provenance)) {
+    const failFrames = (error: ErrorEvent) =>
+      call.dialect.createResponseEncoder({ ...encoderOptions, usage: counts.usage, includeUsage: call.includeUsage }).error({ code: error.code, message: error.message });
+    return relayed(call, relay, { take, report, close: () => iterator.return?.(undefined), failFrames });
+  }
+  relay?.stop();
   await holdForInputCount(call, preamble, take, counts);
   const encoder = call.dialect.createResponseEncoder({ ...encoderOptions, usage: counts.usage, includeUsage: call.includeUsage });
   const bytes = new TextEncoder();
@@ -296,3 +319,75 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
   return new Response(body, { status: 200, headers: { 'content-type': call.dialect.streamContentType, 'cache-control': 'no-cache' } });
 }
 
+
+interface RelaySource {
+  take: () => Promise<IteratorResult<Event>>;
+  report: (error: ErrorEvent | undefined) => Promise<void>;
+  close: () => Promise<unknown> | undefined;
+  /** The gateway's own error frames in the caller's format (as a re-encoded stream ends on a failure). */
+  failFrames: (error: ErrorEvent) => string[];
+}
+
+/**
+ * A same-format stream as the provider sent it: its bytes are forwarded unchanged, while the
+ * events decoded from them still feed usage, the finish and `onFinish` (through `take`). A failure
+ * after the answer started ends the stream as a re-encoded one does, with the gateway's error frames
+ * (credentials removed) after the bytes received up to it (a provider's own error frame among them
+ * comes first, and is what the caller's SDK reports); a partly sent frame is closed first.
+ */
+function relayed(call: Call, relay: ByteRelay, source: RelaySource): Response {
+  const bytes = new TextEncoder();
+  const separator = call.dialect.framing === 'sse' ? '\n\n' : '\n';
+  let last = separator;
+  let failed: ErrorEvent | undefined;
+  let closed = false;
+  const forward = (controller: ReadableStreamDefaultController<Uint8Array>, chunks: Uint8Array[]) => {
+    for (const chunk of chunks) controller.enqueue(chunk);
+    last = (last + String.fromCharCode(...chunks.at(-1)!.subarray(-2))).slice(-2);
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          for (;;) {
+            const chunks = relay.take();
+            if (chunks.length > 0) {
+              forward(controller, chunks);
+              return;
+            }
+            const next = await source.take();
+            if (next.done) {
+              // After a failure the caller's provider sends nothing more: the gateway's error frames end it.
+              if (failed) controller.enqueue(bytes.encode((last.endsWith(separator) ? '' : separator) + source.failFrames(failed).join('')));
+              closed = true;
+              await source.report(failed);
+              controller.close();
+              return;
+            }
+            if (next.value.type === 'error' && !failed) {
+              failed = next.value;
+              // What was read up to the failure is sent; nothing read after it.
+              const tail = relay.take();
+              relay.stop();
+              if (tail.length > 0) {
+                forward(controller, tail);
+                return;
+              }
+            }
+          }
+        } catch (error) {
+          closed = true;
+          await source.report(failed);
+          controller.error(error);
+        }
+      },
+      async cancel() {
+        if (!closed) await source.report(failed);
+        closed = true;
+        await source.close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { status: 200, headers: { 'content-type': call.dialect.streamContentType, 'cache-control': 'no-cache' } });
+}
