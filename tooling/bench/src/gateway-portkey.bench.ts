@@ -9,7 +9,7 @@
  * Each gateway runs in a process of its own, forked with the same CPU preload (cpu-preload.mjs), so its
  * CPU is all its own (the client and the mocks live in this process). The caller speaks OpenAI Chat
  * Completions (Portkey's unified API) to an OpenAI upstream (same format) and to an Anthropic Messages
- * upstream (translated), streamed (DELTAS text deltas) and not. Rounds rotate which system goes first;
+ * upstream (translated), streamed (DELTAS text deltas, the usage chunk asked for) and not. Rounds rotate which system goes first;
  * cells are medians over the rounds: the gateway process's CPU per delta (streamed) or per call (not
  * streamed), and what each adds to the client's time to first byte and to the last byte (p50 of the
  * round) over calling the upstream directly.
@@ -114,7 +114,10 @@ const CASES: Case[] = [
 const DIALECT: Record<Case['upstream'], DialectId> = { openai: 'openai_completions', anthropic: 'anthropic_messages' };
 
 function request(system: System, c: Case, urls: Record<System, string>, mocks: Record<Case['upstream'], string>): () => Promise<Response> {
-  const caller = { model: c.upstream, stream: c.stream, max_tokens: 1000, messages: [{ role: 'user', content: 'hi' }] };
+  // A streamed caller asks for the usage chunk (as the direct call does, and as a caller counting its
+  // spend does): Parlance then forwards a same-format stream's bytes unchanged.
+  const usage = c.stream ? { stream_options: { include_usage: true } } : {};
+  const caller = { model: c.upstream, stream: c.stream, ...usage, max_tokens: 1000, messages: [{ role: 'user', content: 'hi' }] };
   let url: string;
   let body: unknown = caller;
   let headers: Record<string, string> = { 'content-type': 'application/json' };
