@@ -38,8 +38,27 @@ export const RETRY = Symbol('retry');
 
 type ResultOutcome = Extract<CallOutcome, { type: 'result' }>;
 
+/** A streamed delta's event types: consecutive ones of one block fold as one (see `ChatRun.pending`). */
+type DeltaEvent = Extract<Event, { type: 'text-delta' | 'reasoning-delta' | 'tool-call-delta' }>;
+
 export class ChatRun {
-  private fold: FoldState;
+  private folded: FoldState;
+  /**
+   * Deltas of one block emitted since the last fold, joined: folding a delta copies its message and
+   * parts (the fold is immutable), so a run of deltas folds once, when the fold is next read or
+   * another event arrives. Folding `a` then `b` gives the same state as folding `a + b` (text,
+   * reasoning and tool input are concatenated). Bounded by the block's own text, which the fold holds anyway.
+   */
+  private pending: { type: DeltaEvent['type']; id: string; delta: string; events: number } | undefined;
+  /** The run's fold, with the pending deltas folded in. */
+  private get fold(): FoldState {
+    this.foldPending();
+    return this.folded;
+  }
+  private set fold(state: FoldState) {
+    this.pending = undefined;
+    this.folded = state;
+  }
   /** The collected result shares the run's fold (one fold per event), started on the thread. */
   private collected: CollectState;
   /**
@@ -63,7 +82,7 @@ export class ChatRun {
     private readonly signal: AbortSignal,
     private readonly output: (event: Event) => void,
   ) {
-    this.fold = createFoldState(config.messages);
+    this.folded = createFoldState(config.messages);
     this.collected = { ...createCollectState(), fold: this.fold };
     this.tools = config.tools;
     if (config.checkpoint) {
@@ -144,6 +163,16 @@ export class ChatRun {
     return this.decideNext(response, toolCalls.length);
   }
 
+  private foldPending(): void {
+    const pending = this.pending;
+    if (pending === undefined) return;
+    this.pending = undefined;
+    const state = reduceEvents(this.folded, { type: pending.type, id: pending.id, delta: pending.delta });
+    // The fold counts events (a resume cursor elsewhere): as many as were emitted.
+    state.count += pending.events - 1;
+    this.folded = state;
+  }
+
   /** The collected result with its fold up to date. */
   private current(): CollectState {
     if (!this.collectedFold) {
@@ -155,9 +184,18 @@ export class ChatRun {
 
   /** Every event goes through here: folded, collected, sent, shown to `onEvent`. */
   emit(event: Event): void {
-    this.fold = reduceEvents(this.fold, event);
-    if (event.type === 'text-delta' || event.type === 'reasoning-delta' || event.type === 'tool-call-delta') this.collectedFold = false;
-    else {
+    if (event.type === 'text-delta' || event.type === 'reasoning-delta' || event.type === 'tool-call-delta') {
+      const pending = this.pending;
+      if (pending !== undefined && pending.type === event.type && pending.id === event.id) {
+        pending.delta += event.delta;
+        pending.events++;
+      } else {
+        this.foldPending();
+        this.pending = { type: event.type, id: event.id, delta: event.delta, events: 1 };
+      }
+      this.collectedFold = false;
+    } else {
+      this.fold = reduceEvents(this.fold, event);
       this.collected = addToCollect(this.collected, event, this.fold);
       this.collectedFold = true;
     }

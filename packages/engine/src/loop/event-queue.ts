@@ -14,6 +14,8 @@ export interface EventQueue<T> extends AsyncIterable<T> {
   end(): void;
   /** Resolves once the queue holds at most `maxBytes` (at once when it does, or when it ended). */
   ready(): Promise<void>;
+  /** Whether `ready()` would wait (more than `maxBytes` queued): a reader that need not wait skips the promise. */
+  full(): boolean;
   /**
    * Resolves once every event pushed so far was taken and the reader asks for the next one (or the
    * queue ended). A reader that pulls the next event only after it stored the last one (a server
@@ -84,6 +86,7 @@ export function createEventQueue<T>(onReturn: () => void, options: EventQueueOpt
       if (ended || (waiting && head === buffer.length)) return Promise.resolve();
       return new Promise<void>((resolve) => takenWaiters.push(resolve));
     },
+    full: () => !ended && bytes > maxBytes,
     ready() {
       if (ended || bytes <= maxBytes) return Promise.resolve();
       draining ??= new Promise<void>((resolve) => (drained = resolve));

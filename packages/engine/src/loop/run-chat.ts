@@ -7,7 +7,7 @@
  */
 import { ParlanceError, type Event, type LanguageModel, type ModelRequest } from '@parlance/protocol';
 import { ChatRun } from './chat-run.ts';
-import { createEventQueue, DEFAULT_MAX_QUEUED_BYTES } from './event-queue.ts';
+import { createEventQueue, DEFAULT_MAX_QUEUED_BYTES, type EventQueue } from './event-queue.ts';
 import { Halt, haltOfError } from './halt.ts';
 import type { RunConfig } from './run-config.ts';
 
@@ -19,7 +19,7 @@ export function runChat(config: RunConfig): AsyncIterable<Event> {
     maxBytes: config.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
     sizeOf: eventBytes,
   });
-  void drive({ ...config, model: paced(config.model, queue.ready), taken: queue.taken }, controller, queue.push, queue.end);
+  void drive({ ...config, model: paced(config.model, queue), taken: queue.taken }, controller, queue.push, queue.end);
   return queue;
 }
 
@@ -31,17 +31,15 @@ const eventBytes = (event: Event): number => 64 + ('delta' in event && typeof ev
  * for the queue to be under its bound first (backpressure up to the provider's HTTP body, which
  * is pulled, not pushed). Everything else is the model itself (a prototype, so hooks see it whole).
  */
-function paced(model: LanguageModel, ready: () => Promise<void>): LanguageModel {
+function paced(model: LanguageModel, queue: Pick<EventQueue<Event>, 'full' | 'ready'>): LanguageModel {
   const out = Object.create(model) as LanguageModel;
   Object.defineProperty(out, 'stream', {
     value: (request: Omit<ModelRequest, 'model'>, options?: Parameters<LanguageModel['stream']>[1]): AsyncIterable<Event> => ({
       [Symbol.asyncIterator]() {
         const source = model.stream(request, options)[Symbol.asyncIterator]();
         return {
-          next: async () => {
-            await ready();
-            return source.next();
-          },
+          // No promise of its own while the queue has room (one read per streamed event).
+          next: () => (queue.full() ? queue.ready().then(() => source.next()) : source.next()),
           return: async (value?: unknown) => (await source.return?.(value)) ?? { done: true, value: undefined },
         };
       },

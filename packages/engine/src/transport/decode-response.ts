@@ -14,16 +14,25 @@ export interface DecodeResponseOptions {
   decoderOptions?: DecoderOptions | undefined;
 }
 
-export async function* decodeResponse(
+export function decodeResponse(
   dialect: ClientDialect,
   opened: OpenedStream,
   options: DecodeResponseOptions = {},
-): AsyncGenerator<Event> {
+): AsyncIterableIterator<Event> {
   const decodeOptions = options.signal ? { ...options.decoderOptions, signal: options.signal } : { ...options.decoderOptions };
-  for await (const event of decodeDialectStream(dialect, opened.body, decodeOptions)) {
-    const failure = event.type === 'error' ? opened.failure() : undefined;
-    yield failure ? errorEvent(failure) : event;
-  }
+  const events = decodeDialectStream(dialect, opened.body, decodeOptions);
+  // A mapping iterator, not an async generator: a generator costs a resumption and promises per event.
+  const replace = (result: IteratorResult<Event>): IteratorResult<Event> => {
+    if (result.done || result.value.type !== 'error') return result;
+    const failure = opened.failure();
+    return failure ? { done: false, value: errorEvent(failure) } : result;
+  };
+  const iterator: AsyncIterableIterator<Event> = {
+    next: () => events.next().then(replace),
+    return: (value?: unknown) => events.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
 }
 
 /**
