@@ -67,8 +67,8 @@ describe('signEvents folds what signing needs, not every delta', () => {
     expect(finish.thread!.messages.slice(1)).toEqual(reference.messages.slice(1));
     expect(signed.parts.map((p) => p.type)).toEqual(['reasoning', 'text', 'text', 'tool-call']);
     expect((signed.parts[1] as { text: string }).text).toMatch(/^w0 w1 .* w999 after the call$/);
-    expect((signed.parts[3] as ToolCallPart).signature).toMatch(/^p2\./);
-    expect(finish.thread!.messages[2]!.parts[0]).toMatchObject({ type: 'tool-result', signature: expect.stringMatching(/^p2\./) });
+    expect((signed.parts[3] as ToolCallPart).signature).toMatch(/^p3\./);
+    expect(finish.thread!.messages[2]!.parts[0]).toMatchObject({ type: 'tool-result', signature: expect.stringMatching(/^p3\./) });
     await expect(trust.verifyThread(createThread('t1', [...finish.thread!.messages]))).resolves.toBeUndefined();
   });
 });

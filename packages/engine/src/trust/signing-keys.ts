@@ -2,10 +2,12 @@
  * HMAC-SHA-256 keys through Web Crypto (Workers, Deno, Bun, browsers and Node 20 all
  * have `crypto.subtle`). The first key signs; every key verifies, so a key can be
  * rotated without breaking the threads browsers still hold (see SECURITY.md).
- * A signature reads `p2.<key id>.<mac>` (base64url): the key id picks the key to check
- * it with, and is itself an HMAC of a constant, so it says nothing about the key. `p2`
- * texts name the principal they were issued to (thread-trust.ts); `p1` signatures (before
- * that) no longer verify.
+ * A signature reads `p3.<mac>`: the HMAC-SHA-256 truncated to its first 128 bits, base64url
+ * (22 characters; truncation to at least half the output and 80 bits is what RFC 2104 §5 and
+ * NIST SP 800-107 §5.3.3 allow, and 128 bits is what HMAC-SHA-256-128 in IPsec, RFC 4868, sends).
+ * It names no key: a verifier tries each of its keys (there are a few while one is rotated).
+ * `p2.<key id>.<mac>` (the whole MAC and a key id: signed before) still verifies; both name the
+ * principal they were issued to (thread-trust.ts); `p1` signatures (before that) no longer verify.
  */
 import { ParlanceError } from '@parlance/protocol';
 
@@ -18,8 +20,10 @@ import { ParlanceError } from '@parlance/protocol';
 export const MIN_SECRET_LENGTH = 32;
 
 const encoder = new TextEncoder();
-/** The signature format: `p2` texts start with the principal's id (see thread-trust.ts). */
-const VERSION = 'p2';
+/** The signature format: `p3` (and `p2`, still read) texts start with the principal's id (see thread-trust.ts). */
+const VERSION = 'p3';
+/** The bytes of the MAC a `p3` signature keeps (128 bits). */
+const MAC_BYTES = 16;
 
 export interface SigningKey {
   id: string;
@@ -74,19 +78,35 @@ export function signingKeys(secret: string | readonly string[]): SigningKeys {
     async sign(text) {
       const [first] = await keys();
       const mac = await crypto.subtle.sign('HMAC', first!.key, encoder.encode(text));
-      return `${VERSION}.${first!.id}.${base64url(mac)}`;
+      return `${VERSION}.${base64url(mac.slice(0, MAC_BYTES))}`;
     },
     async verify(text, signature) {
-      const [version, id, mac, extra] = signature.split('.');
-      if (version !== VERSION || !id || !mac || extra !== undefined) return false;
-      const bytes = fromBase64url(mac);
-      if (bytes?.length !== 32) return false;
+      const [version, a, b, extra] = signature.split('.');
+      if (extra !== undefined) return false;
       const data = encoder.encode(text);
+      if (version === VERSION && a && b === undefined) {
+        const bytes = fromBase64url(a);
+        // One spelling per MAC: the last character's unused low bits must be zero (no second valid text).
+        if (bytes?.length !== MAC_BYTES || base64url(bytes.buffer) !== a) return false;
+        for (const key of await keys()) if (sameBytes(new Uint8Array(await crypto.subtle.sign('HMAC', key.key, data)), bytes)) return true;
+        return false;
+      }
+      // p2: the whole MAC, and the id of the key that made it.
+      if (version !== 'p2' || !a || !b) return false;
+      const bytes = fromBase64url(b);
+      if (bytes?.length !== 32) return false;
       for (const key of await keys()) {
         // crypto.subtle.verify compares in constant time.
-        if (key.id === id && (await crypto.subtle.verify('HMAC', key.key, bytes, data))) return true;
+        if (key.id === a && (await crypto.subtle.verify('HMAC', key.key, bytes, data))) return true;
       }
       return false;
     },
   };
+}
+
+/** Whether `expected` starts with `mac`, in time that does not depend on where they differ (Web Crypto's verify takes the whole MAC only). */
+function sameBytes(expected: Uint8Array, mac: Uint8Array): boolean {
+  let diff = 0;
+  for (let i = 0; i < mac.length; i++) diff |= expected[i]! ^ mac[i]!;
+  return diff === 0;
 }

@@ -62,9 +62,9 @@ describe('createThreadTrust', () => {
   it('signs every call, result and pause of a run; the signed thread resumes through a JSON round trip', async () => {
     const { thread, post, transfer } = await paused();
     const [, assistant, tools] = thread.messages;
-    expect(assistant!.parts.filter((p) => p.type === 'tool-call').every((p) => (p as ToolCallPart).signature?.startsWith('p2.'))).toBe(true);
-    expect((tools!.parts[0] as ToolResultPart).signature).toMatch(/^p2\./);
-    expect(assistant!.pause?.signature).toMatch(/^p2\./);
+    expect(assistant!.parts.filter((p) => p.type === 'tool-call').every((p) => (p as ToolCallPart).signature?.startsWith('p3.'))).toBe(true);
+    expect((tools!.parts[0] as ToolResultPart).signature).toMatch(/^p3\./);
+    expect(assistant!.pause?.signature).toMatch(/^p3\./);
     const done = await post(parseThread(JSON.stringify(thread)), { approvals: [{ toolCallId: 'call_0_1', approved: true }] });
     expect(done.haltReason).toBe('completed');
     expect(transfer).toHaveBeenCalledOnce();
@@ -224,7 +224,7 @@ describe('createThreadTrust', () => {
     })();
     const result = await collect(trust.signEvents(thread, events));
     const call = result.thread.messages[1]!.parts[0] as ToolCallPart;
-    expect(call).toMatchObject({ id: 'c1', input: '{"x":', signature: expect.stringMatching(/^p2\./) });
+    expect(call).toMatchObject({ id: 'c1', input: '{"x":', signature: expect.stringMatching(/^p3\./) });
     await expect(trust.verifyThread({ ...result.thread, messages: [...result.thread.messages, user('next', 'u2')] })).resolves.toBeUndefined();
   });
 
@@ -295,7 +295,7 @@ describe('createThreadTrust', () => {
   it('refuses a thread signed before signatures named the principal (p1), saying so', async () => {
     const { thread, post, transfer } = await paused();
     const call = callAt(thread, 1, 1);
-    call.signature = call.signature!.replace(/^p2\./, 'p1.');
+    call.signature = call.signature!.replace(/^p3\./, 'p1.');
     await expect(post(thread, { approvals: [{ toolCallId: 'call_0_1', approved: true }] })).rejects.toMatchObject({
       code: 'permission',
       path: ['messages', 1, 'parts', 1],
