@@ -48,8 +48,16 @@ export interface ServerContext {
   filesEdge: MiddlewareHandler;
 }
 
+/**
+ * The server's ids: 128 random bits (122 for a UUID's). A message id travels in every response and
+ * in the thread, so it is base64url (22 characters); the others keep 32 hex characters (blob stores
+ * take only `file_<hex>` keys).
+ */
 function randomId(prefix: string): string {
-  return `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
+  if (prefix !== 'msg') return `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
+  let binary = '';
+  for (const byte of crypto.getRandomValues(new Uint8Array(16))) binary += String.fromCharCode(byte);
+  return `msg_${btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
 }
 
 function logError(error: unknown, context: ErrorContext): void {
