@@ -11,7 +11,7 @@ import { attachmentList, attachmentParts, checkAttachments, DEFAULT_MAX_INLINE_B
 import type { PersistAdapter } from './persist.ts';
 import { noPersistence, unattachedPersistence } from './no-persistence.ts';
 import { emitRunFinish } from './run-events.ts';
-import { readSse } from './sse.ts';
+import { readSse, wireOfResponse } from './sse.ts';
 import { Store, type Listener } from './store.ts';
 import { cancelRun, fetchModels, postChat, resumeRun, type ResumeInput, type TransportOptions } from './transport.ts';
 
@@ -497,10 +497,14 @@ export class ChatStore extends Store<ChatState> {
       while (runId && this.state.run?.runId === runId && !abort.signal.aborted) {
         try {
           response ??= await resumeRun(this.options, runId, this.state.run.lastEventId, abort.signal);
-          await readSse(response.body, (event, id) => {
-            failures = 0;
-            this.#dispatch({ type: 'event', event, id }, event.type !== 'chat-finish');
-          });
+          await readSse(
+            response.body,
+            (event, id) => {
+              failures = 0;
+              this.#dispatch({ type: 'event', event, id }, event.type !== 'chat-finish');
+            },
+            { wire: wireOfResponse(response) },
+          );
           if (this.state.run?.runId !== runId) break;
           throw new ParlanceError('network', 'The connection closed before the run finished');
         } catch (error) {

@@ -21,7 +21,7 @@ export {
 } from './persist.ts';
 export { onRunFinish, type RunFinish } from './run-events.ts';
 export { announceThreadChange, onThreadChange, type ThreadChange } from './tab-sync.ts';
-export { readSse, type FrameHandler } from './sse.ts';
+export { readSse, type FrameHandler, wireOfResponse } from './sse.ts';
 export { Store, type Listener, type Schedule } from './store.ts';
 export { StreamStore, type StreamOptions, type StreamSource, type StreamStoreState } from './stream-store.ts';
 export {

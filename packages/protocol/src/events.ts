@@ -32,6 +32,12 @@ export interface MessageStartEvent {
   responseId?: string;
   model?: string;
   provenance?: Provenance;
+  /**
+   * The response's usage as reported with its start (the input count, a provider's first report):
+   * folded as a `usage` event right after the start would be. Wire 2 (lean-wire.ts) puts that
+   * report here instead of sending a `usage` event.
+   */
+  usage?: Usage;
 }
 
 /**

@@ -251,7 +251,7 @@ export function reduceEvents(previous: FoldState, event: Event): FoldState {
       state.setMessage(length, message);
       state.current = length;
       state.blocks = {};
-      state.usage = {};
+      state.usage = event.usage ? mergeUsage({}, event.usage) : {};
       if (event.responseId !== undefined) state.responseId = event.responseId;
       if (event.model !== undefined) state.model = event.model;
       return state;

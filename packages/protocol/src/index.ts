@@ -106,6 +106,6 @@ export {
   type QuarantinedMessage,
 } from './thread.ts';
 export { USAGE_KEYS, addUsage, mergeUsage, type Usage } from './usage.ts';
-export { LEAN_WIRE_ACCEPT, WIRE_VERSION, leanWire, wireOf } from './lean-wire.ts';
+export { formatLeanFrame, LEAN_WIRE_ACCEPT, type LeanFrame, WIRE_VERSION, leanReader, leanWire, wireOf } from './lean-wire.ts';
 export { DELTA_ID_EVERY, formatEventId, formatSseFrame, frameEventId, parseEventId, sendsEventId } from './wire.ts';
 export { FILE_TYPE_HEADER, acceptsFile, fileModality, type FileUploadResponseBody } from './files.ts';

@@ -23,8 +23,8 @@ function parse(text: string): { id: string | undefined; event: Event }[] {
     .split('\n\n')
     .filter(Boolean)
     .map((raw) => {
-      const event = JSON.parse(/^data: (.*)$/m.exec(raw)![1]!) as Event;
-      const id = frameEventId(/^id: (.*)$/m.exec(raw)?.[1], event, last);
+      const event = JSON.parse(/^data: ?(.*)$/m.exec(raw)![1]!) as Event;
+      const id = frameEventId(/^id: ?(.*)$/m.exec(raw)?.[1], event, last);
       last = id ?? last;
       return { id, event };
     });
@@ -84,17 +84,48 @@ describe('the SSE response', () => {
     const body = (await chunks(response)).join('');
     const frames = parse(body);
     // Every frame reads the sequence of the event it carries.
-    // Left out: steps, and usage without an input count (the input count is sent: a UI shows it while streaming).
-    const leftOut = (event: Event) => event.type === 'step-start' || event.type === 'step-finish' || (event.type === 'usage' && event.usage.inputTokens === undefined);
+    // Left out: steps and usage (merged into the finish; an input count right after the start rides on it, below).
+    const leftOut = (event: Event) => event.type === 'step-start' || event.type === 'step-finish' || event.type === 'usage';
     const sent = stored.flatMap((event, seq) => (leftOut(event) ? [] : [seq]));
     expect(frames.map((f) => f.id)).toEqual(sent.map(String));
     expect(frames[0]!.event).toEqual({ type: 'message-start', messageId: 'a1', provenance: { provider: 'p', model: 'm', dialect: 'openai_completions' } });
     // The first, the 64th (DELTA_ID_EVERY), and the two that follow an event left out.
-    expect(body.match(/^id: \d+/gm)).toEqual(['id: 1', 'id: 64', 'id: 104', 'id: 108']);
+    expect(body.match(/^id:\d+/gm)).toEqual(['id:1', 'id:64', 'id:105', 'id:108']);
+    expect(body.match(/^data:\{/gm)).toHaveLength(frames.length);
+    expect(frames.find((f) => f.event.type === 'finish')!.event).toEqual({ type: 'finish', finishReason: 'stop', usage: { inputTokens: 5, outputTokens: 100 } });
     // Wire 1 sends all of it, in more bytes.
     const full = (await chunks(sseResponse(follow, { runId: 'run_1', heartbeatMs: 60_000 }))).join('');
     expect(parse(full)).toHaveLength(stored.length);
     expect(body.length).toBeLessThan(full.length - 250);
+  });
+
+  it('wire 2: an input count reported right after the start rides on it (one frame, the usage event\'s id), also when the run ends there', async () => {
+    const provenance = { provider: 'p', model: 'm', dialect: 'anthropic_messages' } as const;
+    const stored: Event[] = [
+      { type: 'step-start', step: 0 },
+      { type: 'message-start', messageId: 'a1', provenance },
+      { type: 'usage', usage: { inputTokens: 5, outputTokens: 0 } },
+      { type: 'text-start', id: 't' },
+      delta(0),
+      { type: 'text-end', id: 't' },
+      { type: 'usage', usage: { inputTokens: 5, outputTokens: 1 } },
+      { type: 'finish', finishReason: 'stop', usage: { inputTokens: 5, outputTokens: 1 } },
+      { type: 'message-start', messageId: 'a2', provenance },
+    ];
+    async function* follow(): AsyncGenerator<StoredEvent> {
+      for (let seq = 0; seq < stored.length; seq++) yield { seq, event: stored[seq]! };
+    }
+    const frames = parse((await chunks(sseResponse(follow, { runId: 'run_1', heartbeatMs: 60_000, wire: 2 }))).join(''));
+    expect(frames.map((f) => [f.id, f.event.type])).toEqual([
+      ['2', 'message-start'],
+      ['3', 'text-start'],
+      ['4', 'text-delta'],
+      ['5', 'text-end'],
+      ['7', 'finish'],
+      ['8', 'message-start'],
+    ]);
+    expect(frames[0]!.event).toEqual({ type: 'message-start', messageId: 'a1', provenance, usage: { inputTokens: 5, outputTokens: 0 } });
+    expect(frames.at(-1)!.event).toEqual({ type: 'message-start', messageId: 'a2', provenance });
   });
 });
 

@@ -4,7 +4,7 @@
  * heartbeat comment so proxies and load balancers keep the connection open, and
  * the headers that stop proxies from buffering or compressing the stream.
  */
-import { errorEvent, formatEventId, formatSseFrame, leanWire, ParlanceError, sendsEventId } from '@parlance/protocol';
+import { errorEvent, formatEventId, formatLeanFrame, formatSseFrame, type LeanFrame, leanWire, ParlanceError, sendsEventId } from '@parlance/protocol';
 import type { StoredEvent } from './run-store.ts';
 
 /**
@@ -98,13 +98,13 @@ export function sseResponse(
       // frame. The first frame of a response is sent alone and at once (no added latency to the
       // first token); a chunk is bounded (COALESCE_BYTES).
       let text = '';
+      const leanFrames = (frames: LeanFrame[]) => {
+        for (const out of frames) text += formatLeanFrame(out);
+        if (frames.length > 0) first = false;
+      };
       const frame = ({ seq, event }: StoredEvent) => {
-        if (!lean) text += formatSseFrame(event, sendsEventId(event, seq, first) ? formatEventId(seq) : undefined);
-        else {
-          const out = lean.frame(event, seq);
-          if (!out) return;
-          text += formatSseFrame(out.event, out.id ? formatEventId(seq) : undefined);
-        }
+        if (lean) return leanFrames(lean.frames(event, seq));
+        text += formatSseFrame(event, sendsEventId(event, seq, first) ? formatEventId(seq) : undefined);
         first = false;
       };
       try {
@@ -115,6 +115,9 @@ export function sseResponse(
           pending = undefined;
           if (closed) return;
           if (next.done) {
+            // What wire 2 held (a start waiting for the event after it) goes out before the end.
+            if (lean) leanFrames(lean.flush());
+            if (text !== '') stream.enqueue(encoder.encode(text));
             stop();
             stream.close();
             return;
