@@ -132,6 +132,21 @@ describe('the lean wire (wire 2)', () => {
     expect(fold(frames.map((f) => f.event)).messages).toEqual(fold(events).messages);
   });
 
+  it('sends an input count that could not ride on the start (a warning between) while no content came; leaves it out after content', () => {
+    const usage = { inputTokens: 5, outputTokens: 0 };
+    const early: Event[] = [
+      { type: 'message-start', messageId: 'a1', provenance },
+      { type: 'warning', setting: 'temperature', message: 'not supported' },
+      { type: 'usage', usage },
+      { type: 'text-start', id: 't' },
+      { type: 'usage', usage: { inputTokens: 5, outputTokens: 3 } },
+      { type: 'text-end', id: 't' },
+    ];
+    const frames = read(early);
+    expect(frames.map((f) => f.event.type)).toEqual(['message-start', 'warning', 'usage', 'text-start', 'text-end']);
+    expect(fold(frames.slice(0, 3).map((f) => f.event)).usage).toEqual(usage);
+  });
+
   it('sends a provenance once per connection while it stays the same; the reader puts it back', () => {
     const other = { provider: 'openai', model: 'm2', dialect: 'openai_completions' } as const;
     const events: Event[] = [

@@ -10,7 +10,8 @@
  *   carries the run's total. A report of the input count right after `message-start` (where
  *   providers that report it early send it) goes on that `message-start` as its `usage` (folded the
  *   same), so a UI shows the count and its cost while the answer streams, in one frame fewer: the
- *   start is held until the event after it, and the frame carries that event's id;
+ *   start is held until the event after it, and the frame carries that event's id (an input count
+ *   reported before the answer's content but not right after the start is sent as a `usage` event);
  * - leaves out `step-start` and `step-finish` (the fold ignores them; `finish` has the step's reason
  *   and usage);
  * - leaves out of `message-start` its `responseId`, and its `model` when `provenance` names the same
@@ -85,6 +86,8 @@ export function leanWire(): { frames(event: Event, sequence: number): LeanFrame[
   let sent = -1;
   /** Usage of the current response from the `usage` events left out, merged into its `finish`. */
   let usage: Usage | undefined;
+  /** The current response sent something past its start (content, a finish): a later input count is left out. */
+  let answered = false;
   /** The provenance of the last `message-start` sent that had one. */
   let provenance: Provenance | undefined;
   /** A `message-start` (leaned) waiting for the event after it: a `usage` with an input count goes on it. */
@@ -93,12 +96,17 @@ export function leanWire(): { frames(event: Event, sequence: number): LeanFrame[
     switch (event.type) {
       case 'usage':
         usage = mergeUsage(usage ?? {}, event.usage);
-        return undefined;
+        // An input count before the answer's content that could not ride on the start (a warning came
+        // between them) is sent as it came, so it still shows while the answer streams.
+        return event.usage.inputTokens !== undefined && !answered ? event : undefined;
+      case 'warning':
+        return event;
       case 'step-start':
       case 'step-finish':
         return undefined;
       case 'message-start': {
         usage = undefined;
+        answered = false;
         const { responseId: _responseId, ...rest } = event;
         if (rest.model !== undefined && rest.model === rest.provenance?.model) delete rest.model;
         // The provenance of the previous start on this connection, left out (the reader puts it back: `leanReader`).
@@ -115,6 +123,7 @@ export function leanWire(): { frames(event: Event, sequence: number): LeanFrame[
         return rest;
       }
       default:
+        answered = true;
         return event;
     }
   };
