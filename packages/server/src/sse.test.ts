@@ -125,7 +125,8 @@ describe('the SSE response', () => {
       ['8', 'message-start'],
     ]);
     expect(frames[0]!.event).toEqual({ type: 'message-start', messageId: 'a1', provenance, usage: { inputTokens: 5, outputTokens: 0 } });
-    expect(frames.at(-1)!.event).toEqual({ type: 'message-start', messageId: 'a2', provenance });
+    // The same provenance again is left out (a wire-2 reader puts it back: the protocol's leanReader).
+    expect(frames.at(-1)!.event).toEqual({ type: 'message-start', messageId: 'a2' });
   });
 });
 
