@@ -92,7 +92,7 @@ export interface ToolResultPart extends PartBase {
  * is refused like a forged tool call (see SECURITY.md).
  *
  * @example
- * const ref: FileRef = { id: 'file_4f2a…', mediaType: 'image/png', size: 48213, sha256: '9f86d0…', signature: 'p2.…' };
+ * const ref: FileRef = { id: 'file_4f2a…', mediaType: 'image/png', size: 48213, sha256: '9f86d0…', signature: 'p3.…' };
  */
 export interface FileRef {
   id: string;

@@ -35,7 +35,7 @@ describe('engineRunner', () => {
     const events = (await readAll(res)).map((f) => f.data!);
     expect(textOf(events)).toBe('Hello from the mock');
     const start = events.find((e) => e.type === 'message-start');
-    expect(start?.type === 'message-start' && start.messageId).toMatch(/^msg_/);
+    expect(start?.type === 'message-start' && start.messageId).toMatch(/^msg_[A-Za-z0-9_-]{22}$/);
     const finish = events.at(-1)!;
     expect(finish).toMatchObject({ type: 'chat-finish', haltReason: 'completed', usage: { inputTokens: 5, outputTokens: 4 } });
     expect(upstream.requests).toHaveLength(1);

@@ -30,7 +30,7 @@ describe('POST /chat', () => {
     // The type is in the JSON, so frames carry no `event:` line.
     expect(all.every((f) => f.event === undefined && typeof f.data?.type === 'string')).toBe(true);
     const start = all.find((f) => f.data?.type === 'message-start')!.data!;
-    expect(start.type === 'message-start' && start.messageId).toMatch(/^msg_[A-Za-z0-9_-]{22}$/);
+    expect(start.type === 'message-start' && start.messageId).toMatch(/^msg_/);
     expect(textOf(all.map((f) => f.data))).toBe('Hi there!');
     expect(all.filter((f) => f.data?.type === 'chat-finish')).toHaveLength(1);
     expect(all.at(-1)?.data).toMatchObject({ type: 'chat-finish', haltReason: 'completed' });

@@ -60,7 +60,7 @@ describe('the AI SDK route with DefaultChatTransport', () => {
     const message = await send(app, [user('u1', 'what time is it')]);
     expect(getTime).toHaveBeenCalledOnce();
     expect(toolPart(message)).toMatchObject({ type: 'tool-get_time', toolCallId: 'call_t', state: 'output-available', input: {}, output: { time: '12:00' } });
-    expect(toolPart(message).callProviderMetadata.parlance.signature).toMatch(/^p2\./);
+    expect(toolPart(message).callProviderMetadata.parlance.signature).toMatch(/^p3\./);
     expect(message.parts.at(-1)).toMatchObject({ type: 'text', text: 'It is noon.' });
   });
 

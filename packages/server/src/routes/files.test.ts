@@ -56,7 +56,7 @@ describe('POST /files', () => {
     const { file } = (await response.json()) as FileUploadResponseBody;
     expect(file).toMatchObject({ mediaType: 'image/png', size: PNG.length, sha256: await sha256(PNG) });
     expect(file.id).toMatch(/^file_[0-9a-f]{32}$/);
-    expect(file.signature).toMatch(/^p2\./);
+    expect(file.signature).toMatch(/^p3\./);
     expect(await store.get(file.id)).toEqual(PNG);
   });
 
