@@ -14,7 +14,8 @@
  * median and (min–max) over the rounds and the ratio of medians. Nothing here asserts a time:
  * the bench exits non-zero only when it breaks (a failed chat, a crash, the global timeout).
  * Knobs: BENCH_ROUNDS (5), BENCH_QUICK=1 (fewer and smaller rounds, to check the bench runs),
- * BENCH_ONLY=client (the client measures only). The table is also written to results/latest.md;
+ * BENCH_ONLY=client (the client measures only), BENCH_CONCURRENCY (200: the concurrency step, the
+ * heaviest, bounded on a loaded machine), BENCH_TIMEOUT_MIN (30). The table is also written to results/latest.md;
  * `pnpm --filter @parlance/bench readme` copies it into the README (update-readme.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -32,9 +33,14 @@ import { type Row, kb, mb, median, ms, quantile, ratio, spread, table, us } from
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 2 : 5));
-const CONCURRENCY = QUICK ? 50 : 200;
-/** A safety net (a hung chat), not a budget: a full run takes a few minutes on an idle 2-core machine. */
-const GLOBAL_TIMEOUT_MS = 20 * 60_000;
+/** Streams at once in the concurrency step, the heaviest: BENCH_CONCURRENCY bounds it on a loaded machine (the row names the count). */
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? (QUICK ? 50 : 200));
+/** A safety net (a hung chat), not a budget: a full run takes a few minutes on an idle 2-core machine (BENCH_TIMEOUT_MIN). */
+const GLOBAL_TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MIN ?? 30) * 60_000;
+/** Server CPU per extra delta: each round runs EXTRA_CHATS chats of EXTRA_DELTAS deltas, then as many of twice that. */
+const EXTRA_DELTAS = 1000;
+const EXTRA_CHATS = QUICK ? 1 : 3;
+const EXTRA_ROUNDS = QUICK ? 2 : Math.max(ROUNDS, 7);
 const REQUEST_TIMEOUT_MS = 60_000;
 type System = 'parlance' | 'aisdk' | 'floor';
 type Wire = 'openai' | 'anthropic';
@@ -217,8 +223,31 @@ async function main() {
     for (const system of SYSTEMS) s[system] = b[system].map((x, i) => ((x - a[system][i]!) * 1000) / extra);
     row(`server CPU per extra delta, ${label}`, s, us);
   };
-  perExtra('openai wire', 'openai:d50', 'openai:d1000', 950);
-  perExtra('anthropic wire', 'anthropic:d50', 'anthropic:d1000', 950);
+  // Server CPU per extra delta, N against 2N deltas: per round and system (the order rotating), EXTRA_CHATS chats of
+  // N deltas and then EXTRA_CHATS of 2N, back to back so both see the same load; the CPU difference over the
+  // EXTRA_CHATS * N extra deltas. What a chat costs once (the request, the thread, the first response) cancels out.
+  for (const wire of serverSide ? (['openai', 'anthropic'] as const) : []) {
+    process.stdout.write(`per extra delta, ${wire}… `);
+    const short = `d${EXTRA_DELTAS}`;
+    const long = `d${2 * EXTRA_DELTAS}`;
+    for (const system of SYSTEMS) for (const model of [short, long]) await chat(servers[system].url, system, wire, model); // warm-up
+    const perDelta = series();
+    const loads: number[] = [];
+    for (let round = 0; round < EXTRA_ROUNDS; round++) {
+      loads.push(loadavg()[0]!);
+      for (const system of order(round)) {
+        const used = async (model: string) => {
+          const before = await cpu(system);
+          for (let i = 0; i < EXTRA_CHATS; i++) await chat(servers[system].url, system, wire, model);
+          return (await cpu(system)) - before;
+        };
+        const base = await used(short);
+        perDelta[system].push(((await used(long)) - base) / (EXTRA_CHATS * EXTRA_DELTAS));
+        forget();
+      }
+    }
+    row(`server CPU per extra delta (${EXTRA_DELTAS.toLocaleString('en')} vs ${(2 * EXTRA_DELTAS).toLocaleString('en')} deltas), ${wire} wire, load ${median(loads).toFixed(1)}`, perDelta, us);
+  }
   perExtra(`paced ${PACE_MS} ms, openai wire`, 'openai:p50', 'openai:p500', 450);
   rows.push(...bytes);
 

@@ -40,7 +40,7 @@ function parlanceApp() {
     anthropic: anthropicProvider,
   };
   return createParlanceApp({
-    models: ['d50', 'd1000', 'd5000', 'd20000', 'p50', 'p500', 'c50', 'tool'].flatMap((id) => [
+    models: ['d50', 'd1000', 'd2000', 'd5000', 'd20000', 'p50', 'p500', 'c50', 'tool'].flatMap((id) => [
       { id: `openai:${id}`, provider: 'openai' },
       { id: `anthropic:${id}`, provider: 'anthropic' },
     ]),
