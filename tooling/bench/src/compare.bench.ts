@@ -159,7 +159,7 @@ function rowOf(what: string, s: Series, fmt: (x: number) => string): Row {
 }
 
 async function main() {
-  const title = `Parlance vs AI SDK (ai 6.0.325, @ai-sdk/react 3.0.328) vs floor — Node ${process.version}, ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}, ${ROUNDS} rounds${QUICK ? ' (quick)' : ''}`;
+  const title = `Parlance vs AI SDK (ai 6.0.325, @ai-sdk/react 3.0.328) vs floor — Node ${process.version}, ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}, ${ROUNDS} rounds${QUICK ? ' (quick)' : ''}${process.env.BENCH_CONCURRENCY ? `, BENCH_CONCURRENCY=${CONCURRENCY}` : ''}`;
   console.log(title);
   const mocks = {
     openai: await serveMockProvider({ dialect: 'openai_completions', script }),
