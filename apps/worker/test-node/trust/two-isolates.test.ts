@@ -68,6 +68,6 @@ it('a run paused in one isolate resumes in another that shares the key, and nowh
 
   const resumed = await post(b, { thread: signed, clientRequestId: 'four', resume: approve });
   expect(resumed.status).toBe(200);
-  expect(resumed.events.find((e) => e.type === 'tool-result')).toMatchObject({ toolCallId: 'call_pay', output: 'sent 5 to alice', signature: expect.stringMatching(/^p2\./) });
+  expect(resumed.events.find((e) => e.type === 'tool-result')).toMatchObject({ toolCallId: 'call_pay', output: 'sent 5 to alice', signature: expect.stringMatching(/^p3\./) });
   expect(resumed.events.at(-1)).toMatchObject({ type: 'chat-finish', haltReason: 'completed' });
 }, 120_000);
