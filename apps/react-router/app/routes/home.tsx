@@ -1,9 +1,6 @@
 import { Chat } from '../chat';
-import type { Route } from './+types/home';
 
-export function meta(_: Route.MetaArgs) {
-  return [{ title: 'Parlance on React Router' }, { name: 'description', content: 'A chat over the Parlance resource route' }];
-}
+export const meta = () => [{ title: 'Parlance on React Router' }];
 
 export default function Home() {
   return (
