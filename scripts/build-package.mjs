@@ -52,7 +52,11 @@ await build({
   target: 'es2022',
   packages: bundleAll ? undefined : 'external',
   mainFields: ['module', 'main'],
-  sourcemap: true,
+  // No source maps in the packages: the output is one unminified ES2022 module per source module,
+  // readable as it is, and the maps (with their sources inlined, so they would not point at
+  // missing files) were over half of what a user installs of ours (2.2 of 4.5 MB), which took the
+  // quick start's install past its 20 MB goal (tooling/publish/src/ships.test.ts).
+  sourcemap: false,
   logLevel: 'warning',
 });
 if (existsSync('tsconfig.build.json')) {
