@@ -97,9 +97,11 @@ describe('a store that stops answering mid-run', () => {
   });
 
   it.each([
-    { mode: 'refuse' as const, stored: 5 },
+    // 5, or 6 when the heartbeat aborted the upstream call while the append of the sixth delta was
+    // between two tries: that next try finds the store back and stores it (once, before the ending).
+    { mode: 'refuse' as const, stored: [5, 6] },
     // The given-up append was stored after all: it is there once, and the ending still comes after it whole.
-    { mode: 'lose-reply' as const, stored: 6 },
+    { mode: 'lose-reply' as const, stored: [6] },
   ])('down past the grace ($mode) and back for the ending: the upstream call is aborted, the run ends store_unavailable once', async ({ mode, stored: kept }) => {
     const { memory, store, state, failFrom } = faultyStore();
     failFrom(5, mode);
@@ -114,7 +116,7 @@ describe('a store that stops answering mid-run', () => {
     await run.done;
     expect(run.calls[0]!.signal.aborted).toBe(true);
     const stored = await events(memory, run.runId);
-    expect(textOf(stored)).toBe(WORDS.slice(0, kept).join(''));
+    expect(kept.map((n) => WORDS.slice(0, n).join(''))).toContain(textOf(stored));
     expect(stored.slice(-2)).toEqual([
       expect.objectContaining({ type: 'error', code: 'store_unavailable' }),
       expect.objectContaining({ type: 'chat-finish', haltReason: 'error', error: expect.objectContaining({ code: 'store_unavailable' }) }),
