@@ -16,7 +16,6 @@
  * call) is dropped and uploaded again once, transparently (`with-file-refs.ts`).
  */
 import { type FilePart, type FileRef, type InlineFilePart, ParlanceError } from '@parlance/protocol';
-import type { FileSource } from './file-source.ts';
 
 /**
  * Files smaller than this are sent inline even when provider uploads are on (128 KiB).
@@ -174,8 +173,14 @@ export interface UploadTarget {
   uploads: ModelFileUploads;
 }
 
+/**
+ * What of a `FileSource` (file-source.ts) uploads use: written here rather than imported, because
+ * `FileSource` names `ProviderFiles` and the two modules would import each other.
+ */
+type WithProviderFiles = { providerFiles?: ProviderFiles };
+
 /** Whether `part` goes through the provider's Files API (see the module comment). */
-export function uploadsFile(ref: FileRef, source: FileSource | undefined, target: UploadTarget | undefined): target is UploadTarget {
+export function uploadsFile(ref: FileRef, source: WithProviderFiles | undefined, target: UploadTarget | undefined): target is UploadTarget {
   const files = source?.providerFiles;
   return !!files && !!target && files.uses(target.provider) && ref.size >= files.minBytes && target.uploads.accepts(ref.mediaType);
 }
@@ -190,7 +195,7 @@ export function uploadsFile(ref: FileRef, source: FileSource | undefined, target
  */
 export async function providerFilePart(
   part: FilePart & { ref: FileRef },
-  source: FileSource & { providerFiles: ProviderFiles },
+  source: { providerFiles: ProviderFiles },
   target: UploadTarget,
   read: () => Promise<Uint8Array>,
   path: (string | number)[],

@@ -20,30 +20,11 @@ import { ParlanceError } from '@parlance/protocol';
 import type { FileUpload, ModelFileUploads, UploadedFile } from '../files/provider-files.ts';
 import type { Transport } from '../transport/transport.ts';
 import { authHeaders, resolveApiKey, resolveBaseURL } from './auth.ts';
+import type { FileApiCall, ProviderFileApi } from './file-api-types.ts';
 import type { ProviderDefinition, ProviderSettings } from './types.ts';
 
-/**
- * One authorized call: the provider's auth and headers go only to its own origin (Gemini's upload URL is answered by the API).
- *
- * @example
- * const { json } = await call.post(`${call.baseURL}/files`, form);
- */
-export interface FileApiCall {
-  baseURL: string;
-  providerName: string;
-  post(url: string, body: string | FormData | Blob, headers?: Record<string, string>): Promise<{ headers: Headers; json: Record<string, unknown> }>;
-}
+export type { FileApiCall, ProviderFileApi } from './file-api-types.ts';
 
-/**
- * A provider's Files API: which files a dialect can name by id, and the upload.
- *
- * @example
- * defineProvider({ ...definition, files: openaiFileApi });
- */
-export interface ProviderFileApi {
-  accepts(mediaType: string, dialect: string): boolean;
-  upload(file: FileUpload, call: FileApiCall): Promise<UploadedFile>;
-}
 
 const isImage = (t: string) => t.startsWith('image/');
 /**

@@ -8,9 +8,9 @@ import type { ClientDialect, DecoderOptions, DialectId } from '@parlance/dialect
 import type { Event, LanguageModel, ModelRequest } from '@parlance/protocol';
 import type { CatalogTable, ModelInfo } from '../catalog/catalog.ts';
 import type { ModelFileUploads } from '../files/provider-files.ts';
-import type { ProviderFileApi } from './file-apis.ts';
 import type { ErrorBodyParser } from '../transport/http-error.ts';
-import type { Transport, ProviderTransportOptions } from '../transport/transport.ts';
+import type { ProviderTransportOptions, Transport } from '../transport/transport.ts';
+import type { ProviderFileApi } from './file-api-types.ts';
 
 /**
  * How a provider takes its key: which environment variables, which header, what prefix, whether it is optional.
