@@ -6,29 +6,49 @@
  *   parlance: client ──HTTP──> Parlance gateway process ──HTTP──> mock upstream
  *   portkey:  client ──HTTP──> Portkey gateway process  ──HTTP──> mock upstream
  *
- * Each gateway runs in a process of its own, forked with the same CPU preload (cpu-preload.mjs), so its
- * CPU is all its own (the client and the mocks live in this process). The caller speaks OpenAI Chat
- * Completions (Portkey's unified API) to an OpenAI upstream (same format) and to an Anthropic Messages
- * upstream (translated), streamed (DELTAS text deltas, the usage chunk asked for) and not. Rounds rotate which system goes first;
- * cells are medians over the rounds: the gateway process's CPU per delta (streamed) or per call (not
- * streamed), and what each adds to the client's time to first byte and to the last byte (p50 of the
- * round) over calling the upstream directly.
+ * Each gateway runs in a process of its own, forked with the same CPU preload (cpu-preload.mjs) and
+ * `--expose-gc`, so its CPU is all its own (the client and the mocks live in this process). The caller
+ * speaks OpenAI Chat Completions (Portkey's unified API) to an OpenAI upstream (same format) and to an
+ * Anthropic Messages upstream (translated), streamed (DELTAS text deltas, the usage chunk asked for)
+ * and not. Each case first warms both gateways up, then runs ROUNDS rounds; a round sends each system
+ * its requests back to back, rotating which system goes first.
+ *
+ * What a cell means:
+ * - gateway CPU: the gateway process's user + system CPU time (everything it does: its HTTP server,
+ *   its own HTTP client to the upstream, parsing, translating, garbage collection) over one round's
+ *   requests, divided by the deltas (streamed) or the calls (not streamed) of that round; the median
+ *   over the rounds. The process collects its garbage fully before each reading (cpu-preload.mjs), so
+ *   a round pays for the garbage it made and none of the round before.
+ * - added TTFB / added total: the median over the rounds of each round's p50 time to the first byte
+ *   (to the last byte) the client reads through the gateway, minus the same for calling the upstream
+ *   directly.
+ * Non-streamed calls are short (a few ms each), so their rounds hold more requests (WHOLE_REQUESTS)
+ * after a longer warm-up (WHOLE_WARMUP): the JIT needs some hundreds of calls to settle a code path,
+ * and a round of 20 calls read one CPU figure over ~60 ms, where a single collection or a
+ * scheduler tick swung the cell by ±20%.
  *
  * Run: `pnpm --filter @parlance/bench bench:gateway` (also the end of `pnpm bench` here).
- * Knobs: BENCH_DELTAS (200), BENCH_REQUESTS (20 per system and round), BENCH_ROUNDS (5).
+ * Knobs: BENCH_DELTAS (200), BENCH_REQUESTS (20 streamed requests per system and round),
+ * BENCH_WHOLE_REQUESTS (200 non-streamed), BENCH_WARMUP (10 streamed), BENCH_WHOLE_WARMUP (300),
+ * BENCH_ROUNDS (5), BENCH_ONLY (`streamed` or `whole`: only those rows).
  * Exits non-zero only when the bench breaks (a wrong answer, a gateway that does not start), never because of a timing.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
 import { type DialectId, getDialect } from '@parlance/dialects';
 import { type MockProviderServer, type ScriptedTurn, serveMockProvider } from '@parlance/testing';
 import { median } from './stats.ts';
 
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 200);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20);
+const WHOLE_REQUESTS = Number(process.env.BENCH_WHOLE_REQUESTS ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const WARMUP = 10;
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
+const WHOLE_WARMUP = Number(process.env.BENCH_WHOLE_WARMUP ?? 300);
+/** `streamed` or `whole`: only those cases (default: all four). */
+const ONLY = process.env.BENCH_ONLY;
 const KEY = 'sk-bench-gateway-key';
 const TURN: ScriptedTurn = { text: Array.from({ length: DELTAS }, (_, i) => `word${i} `), usage: { inputTokens: 10, outputTokens: DELTAS } };
 const LAST_WORD = `word${DELTAS - 1}`;
@@ -70,7 +90,7 @@ function cpuOf(child: ChildProcess): () => Promise<number> {
 
 async function startParlance(mocks: Record<'openai' | 'anthropic', string>): Promise<Gateway> {
   const child = fork(new URL('./gateway-process.ts', import.meta.url).pathname, {
-    execArgv: ['--import', 'tsx', '--import', preload],
+    execArgv: ['--expose-gc', '--import', 'tsx', '--import', preload],
     env: { ...process.env, MOCK_OPENAI: mocks.openai, MOCK_ANTHROPIC: mocks.anthropic },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -85,7 +105,7 @@ async function startParlance(mocks: Record<'openai' | 'anthropic', string>): Pro
 async function startPortkey(): Promise<Gateway> {
   const entry = createRequire(import.meta.url).resolve('@portkey-ai/gateway/build/start-server.js');
   const port = await freePort();
-  const child = fork(entry, [`--port=${port}`, '--headless'], { execArgv: ['--import', preload], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(entry, [`--port=${port}`, '--headless'], { execArgv: ['--expose-gc', '--import', preload], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const url = `http://127.0.0.1:${port}`;
   // It prints its banner after a 1 s spinner; ready when it answers.
   for (let attempt = 0; ; attempt++) {
@@ -171,12 +191,16 @@ async function main(): Promise<void> {
   const gateways: Record<'parlance' | 'portkey', Gateway> = { parlance: await startParlance(mocks), portkey: await startPortkey() };
   const urls: Record<System, string> = { direct: '', parlance: gateways.parlance.url, portkey: gateways.portkey.url };
   const version = (createRequire(import.meta.url)('@portkey-ai/gateway/package.json') as { version: string }).version;
-  console.log(`Gateway beside Portkey (@portkey-ai/gateway ${version}): ${DELTAS} deltas a streamed answer, ${REQUESTS} sequential requests per system and round, ${ROUNDS} rounds (after ${WARMUP} warm-up), Node ${process.version}\n`);
+  console.log(
+    `Gateway beside Portkey (@portkey-ai/gateway ${version}): ${DELTAS} deltas a streamed answer; sequential requests per system and round: ${REQUESTS} streamed (after ${WARMUP} warm-up), ${WHOLE_REQUESTS} not streamed (after ${WHOLE_WARMUP}); ${ROUNDS} rounds; Node ${process.version}; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}\n`,
+  );
   const rows = [['caller -> upstream', 'stream', 'gateway CPU parlance / portkey', 'added TTFB p50 parlance / portkey', 'added total p50 parlance / portkey']];
   try {
-    for (const c of CASES) {
+    for (const c of CASES.filter((c) => ONLY === undefined || (ONLY === 'streamed') === c.stream)) {
       const sends = Object.fromEntries(SYSTEMS.map((s) => [s, request(s, c, urls, mocks)])) as Record<System, () => Promise<Response>>;
-      for (const system of SYSTEMS) for (let i = 0; i < WARMUP; i++) await once(sends[system]);
+      const requests = c.stream ? REQUESTS : WHOLE_REQUESTS;
+      const warmup = c.stream ? WARMUP : WHOLE_WARMUP;
+      for (const system of SYSTEMS) for (let i = 0; i < warmup; i++) await once(sends[system]);
       const cpu: Record<'parlance' | 'portkey', number[]> = { parlance: [], portkey: [] };
       const ttfb: Record<System, number[]> = { direct: [], parlance: [], portkey: [] };
       const total: Record<System, number[]> = { direct: [], parlance: [], portkey: [] };
@@ -185,13 +209,13 @@ async function main(): Promise<void> {
         for (const system of order) {
           const before = system === 'direct' ? 0 : await gateways[system].cpu();
           const samples: Sample[] = [];
-          for (let i = 0; i < REQUESTS; i++) samples.push(await once(sends[system]));
+          for (let i = 0; i < requests; i++) samples.push(await once(sends[system]));
           if (system !== 'direct') cpu[system].push((await gateways[system].cpu()) - before);
           ttfb[system].push(median(samples.map((s) => s.ttfb)));
           total[system].push(median(samples.map((s) => s.total)));
         }
       }
-      const unit = c.stream ? REQUESTS * DELTAS : REQUESTS;
+      const unit = c.stream ? requests * DELTAS : requests;
       const cpuCell = (s: 'parlance' | 'portkey') => (median(cpu[s]) / unit).toFixed(c.stream ? 1 : 0);
       const added = (series: Record<System, number[]>, s: 'parlance' | 'portkey') => (median(series[s]) - median(series.direct)).toFixed(2);
       rows.push([
@@ -208,6 +232,7 @@ async function main(): Promise<void> {
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   for (const row of rows) console.log(`| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`);
+  console.log(`\nLoad average at the end: ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
 }
 
 main().then(

@@ -8,7 +8,7 @@
  * others must not put its guards in front of their routes.
  */
 import { ParlanceError } from '@parlance/protocol';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { every } from 'hono/combine';
 import { authorization, type RateLimitCheck, rateLimiting, type ResolveCaller } from './caller.ts';
@@ -50,9 +50,20 @@ function callerGuards<P>(options: Omit<EdgeOptions<P>, 'maxJsonDepth' | 'maxBody
   return guards;
 }
 
+/**
+ * Hono's `bodyLimit`, except that a declared `content-length` (without `transfer-encoding`, the case
+ * `bodyLimit` also settles from the header alone) is checked without touching `body`: on Node that
+ * would build a web stream for a body `jsonBody` then reads straight from the socket (`hasBody`).
+ * A body sent without a length is counted as it streams, by `bodyLimit`.
+ */
 function sizeLimit(maxSize: number, refuse: Refuse): MiddlewareHandler {
-  return bodyLimit({
-    maxSize,
-    onError: (c) => refuse(c, new ParlanceError('invalid_request', `The request body is larger than ${maxSize} bytes`, { status: 413, retryable: false })),
-  });
+  const tooLarge = (c: Context) => refuse(c, new ParlanceError('invalid_request', `The request body is larger than ${maxSize} bytes`, { status: 413, retryable: false }));
+  const streamed = bodyLimit({ maxSize, onError: tooLarge });
+  return async function declaredSize(c, next) {
+    const { headers } = c.req.raw;
+    const length = headers.get('content-length');
+    if (length === null || headers.has('transfer-encoding')) return streamed(c, next);
+    if (Number.parseInt(length, 10) > maxSize) return tooLarge(c);
+    await next();
+  };
 }

@@ -160,6 +160,15 @@ const BAD_INPUT: BadInput[] = [
   { name: 'a form body', body: true, headers: { ...AUTH, 'content-type': 'application/x-www-form-urlencoded' }, send: () => 'a=1', status: 415, code: 'invalid_request' },
   { name: 'a body over the limit (declared)', body: true, headers: { ...AUTH, ...JSON_TYPE }, send: () => JSON.stringify({ pad: 'x'.repeat(MAX_BODY) }), status: 413, code: 'invalid_request' },
   {
+    // As a server reads one off the wire: the length in the header, checked before the body is read.
+    name: 'a body over the limit (content-length)',
+    body: true,
+    headers: { ...AUTH, ...JSON_TYPE, 'content-length': String(JSON.stringify({ pad: 'x'.repeat(MAX_BODY) }).length) },
+    send: () => JSON.stringify({ pad: 'x'.repeat(MAX_BODY) }),
+    status: 413,
+    code: 'invalid_request',
+  },
+  {
     name: 'a body over the limit (streamed, no length)',
     body: true,
     headers: { ...AUTH, ...JSON_TYPE },

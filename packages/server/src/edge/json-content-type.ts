@@ -7,9 +7,17 @@ import { ParlanceError } from '@parlance/protocol';
 import type { MiddlewareHandler } from 'hono';
 import type { Refuse } from './origin.ts';
 
-/** Whether a request carries a body (a POST without one, like a cancel, declares `content-length: 0` or has none). */
+/**
+ * Whether a request carries a body (a POST without one, like a cancel, declares `content-length: 0` or has none).
+ * Read from the headers when they declare one (`content-length`, `transfer-encoding`), as HTTP/1.1 frames a
+ * body: on Node, `@hono/node-server` builds a web `ReadableStream` (and a whole `Request`) the first time
+ * `body` is read, and reads `text()` straight from the socket only when it was never built.
+ */
 export function hasBody(request: Request): boolean {
-  return request.body !== null && request.headers.get('content-length') !== '0';
+  const length = request.headers.get('content-length');
+  if (length === '0') return false;
+  if (length !== null || request.headers.has('transfer-encoding')) return true;
+  return request.body !== null;
 }
 
 /** The 415 a body that is not `application/json` gets (undefined when it is, or when there is no body). */

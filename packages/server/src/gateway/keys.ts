@@ -40,7 +40,19 @@ export function gatewayKeyOf(request: Request): string | undefined {
   return new URL(request.url).searchParams.get('key') ?? undefined;
 }
 
+/** `node:crypto`'s hash, where the runtime has it (Node ≥ 20.16, Bun, Deno, workerd with `nodejs_compat`). */
+type CreateHash = (algorithm: 'sha256') => { update(text: string): { digest(encoding: 'hex'): string } };
+let nodeHash: CreateHash | null | undefined;
+const hashOf = (): CreateHash | null =>
+  (nodeHash ??= (globalThis as { process?: { getBuiltinModule?: (id: string) => { createHash?: CreateHash } | undefined } }).process?.getBuiltinModule?.('node:crypto')?.createHash ?? null);
+
+/**
+ * A key's SHA-256 in hex. Synchronous where `node:crypto` is there: Web Crypto's `digest` is a job on
+ * the thread pool and a promise, ~0.1 ms of CPU on every call the gateway answers (against ~5 µs).
+ */
 async function sha256(text: string): Promise<string> {
+  const hash = hashOf();
+  if (hash) return hash('sha256').update(text).digest('hex');
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
