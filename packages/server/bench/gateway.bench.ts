@@ -15,15 +15,22 @@
  * (CPU per call; the gateway asks the provider for one body too, and passes a same-format body
  * through). Bytes: what the client reads per answer, direct and through the gateway.
  *
+ * The issue's yardstick, in the first table: what the caller's own official SDK spends parsing the
+ * stream the gateway sent it (`client-parse.ts`: the same bytes replayed from memory into the SDK's
+ * streaming iterator, minus reading them raw), per delta, and the gateway's added CPU per delta as a
+ * multiple of it (goal: at most 1x, the gateway adds no more than the client's own parse costs).
+ *
  * Run: `pnpm bench` in packages/server (after the load bench), or
  * `node --import tsx bench/gateway.bench.ts`. Knobs: BENCH_DELTAS (200), BENCH_REQUESTS (60).
  * Exits non-zero only when the bench itself breaks, never because of a timing.
  */
+import { loadavg } from 'node:os';
 import { serve, type ServerType } from '@hono/node-server';
 import { getDialect, type DialectId } from '@parlance/dialects';
 import { mockProviderServer, serveMockProvider, type MockProviderServer, type ScriptedTurn } from '@parlance/testing';
 import { createGateway, staticKeys } from '../src/gateway/index.ts';
 import { PROVIDER } from '../test/gateway-providers.ts';
+import { sdkParseMicrosPerDelta } from './client-parse.ts';
 import { ms, percentile, table } from './stats.ts';
 
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 200);
@@ -84,6 +91,19 @@ async function timed(fetchOnce: () => Promise<Response>): Promise<Sample> {
   return { ttfb, total: performance.now() - start, bytes };
 }
 
+/** One answer's bytes, in the chunks the client read them. */
+async function chunksOf(fetchOnce: () => Promise<Response>): Promise<Uint8Array[]> {
+  const response = await fetchOnce();
+  if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+  const chunks: Uint8Array[] = [];
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return chunks;
+    chunks.push(value);
+  }
+}
+
 interface Run {
   samples: Sample[];
   cpuMicros: number;
@@ -113,7 +133,9 @@ const p = (run: Run, key: 'ttfb' | 'total', q: number) => percentile(run.samples
 
 async function main(): Promise<void> {
   console.log(`Gateway bench: ${DELTAS} deltas per streamed answer, ${REQUESTS} sequential requests per row (after ${WARMUP} warm-up), Node ${process.version}\n`);
-  const httpRows = [['caller -> provider', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', 'TTFB p50 direct/gw', 'total p50 direct/gw', 'total p99 direct/gw', 'added total p50 ms', 'bytes direct/gw']];
+  const httpRows = [
+    ['caller -> provider', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', "caller SDK's parse µs/delta", 'added / SDK parse', 'TTFB p50 direct/gw', 'total p50 direct/gw', 'total p99 direct/gw', 'added total p50 ms', 'bytes direct/gw'],
+  ];
   const memRows = [['caller -> provider (no sockets)', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', 'added total p50 ms']];
   const wholeRows = [['caller -> provider (not streamed, no sockets)', 'direct CPU µs/call', 'gateway CPU µs/call', 'added µs/call', 'added total p50 ms', 'bytes direct/gw']];
   for (const [caller, provider] of PAIRS) {
@@ -125,11 +147,17 @@ async function main(): Promise<void> {
     const served = await listen(gateway);
     const direct = await run(post(mock.url, directBody(provider)));
     const through = await run(post(served.url, callerBody(caller), { authorization: 'Bearer g' }));
+    // The caller's SDK on what the gateway sent it (recorded once, in the chunks it arrived in).
+    const sent = await chunksOf(post(served.url, callerBody(caller), { authorization: 'Bearer g' }));
+    const sdkParse = await sdkParseMicrosPerDelta(caller, sent, DELTAS);
+    const added = perDelta(through) - perDelta(direct);
     httpRows.push([
       `${caller} -> ${provider}`,
       perDelta(direct).toFixed(2),
       perDelta(through).toFixed(2),
-      (perDelta(through) - perDelta(direct)).toFixed(2),
+      added.toFixed(2),
+      sdkParse.toFixed(2),
+      `${(added / sdkParse).toFixed(2)}x`,
       `${ms(p(direct, 'ttfb', 50))}/${ms(p(through, 'ttfb', 50))}`,
       `${ms(p(direct, 'total', 50))}/${ms(p(through, 'total', 50))}`,
       `${ms(p(direct, 'total', 99))}/${ms(p(through, 'total', 99))}`,
@@ -177,7 +205,7 @@ async function main(): Promise<void> {
       `${directOnce.samples[0]!.bytes}/${throughOnce.samples[0]!.bytes}`,
     ]);
   }
-  console.log('Over HTTP on 127.0.0.1 (client, gateway and mock in one process; CPU = process user+system time):');
+  console.log(`Over HTTP on 127.0.0.1 (client, gateway and mock in one process; CPU = process user+system time; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}):`);
   console.log(table(httpRows));
   console.log('\nIn process (no sockets): the translation alone');
   console.log(table(memRows));
