@@ -5,7 +5,7 @@
  * then the dialect's push decoder. Nothing throws out of it: a network failure or an
  * abort becomes an `error` event after everything received so far.
  */
-import type { Event } from '@parlance/protocol';
+import type { Event, ReadyIterator } from '@parlance/protocol';
 import { createLineSplitter } from './shared/ndjson.ts';
 import { createSseFramer } from './shared/sse-framer.ts';
 import type { ByteFramer, ClientDialect, Decoder, DecoderOptions, WireEvent } from './types.ts';
@@ -64,7 +64,7 @@ function abortMessage(signal: AbortSignal): string {
  * A hand-written async iterator rather than an async generator: each `read()` of
  * the body yields a batch of events that are then handed out of a plain array, so
  * the per-event cost is one resolved promise, not a generator resumption per
- * `yield` (which cost about half the decode time on long streams).
+ * `yield` (which cost about half the decode time on long streams), or none through `takeReady()`.
  *
  * @example
  * for await (const event of decodeDialectStream(anthropicMessagesClient, response.body!)) console.log(event.type);
@@ -73,7 +73,7 @@ export function decodeDialectStream(
   spec: ClientDialect,
   body: ReadableStream<Uint8Array>,
   options: DecodeStreamOptions = {},
-): AsyncIterableIterator<Event> {
+): ReadyIterator<Event> {
   const decoder: Decoder = spec.createDecoder(options);
   const framer = spec.createByteFramer ? undefined : createFramer(spec.framing);
   const bytes: ByteFramer | undefined = spec.createByteFramer?.();
@@ -171,7 +171,9 @@ export function decodeDialectStream(
   }
 
   const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
-  const iterator: AsyncIterableIterator<Event> = {
+  const iterator: ReadyIterator<Event> = {
+    // The rest of a decoded batch, without a promise per event (the protocol's ready-iterator.ts).
+    takeReady: () => (index < queue.length ? queue[index++] : undefined),
     next() {
       // Not an async function: a queued event costs one already-resolved promise, nothing more.
       if (index < queue.length) return Promise.resolve({ done: false, value: queue[index++]! });

@@ -3,7 +3,7 @@
  * holds the client sides alone); an app that
  * speaks one imports its subpath (`@parlance/dialects/anthropic-messages`) instead.
  */
-import type { Event } from '@parlance/protocol';
+import type { Event, ReadyIterator } from '@parlance/protocol';
 import { getClientDialect, isDialectId, unknownDialect } from './client-registry.ts';
 import { anthropicMessages } from './anthropic-messages/index.ts';
 import { decodeDialectStream, decodeDialectText, type DecodeStreamOptions } from './decode-stream.ts';
@@ -44,7 +44,7 @@ export function decodeStream(
   dialect: DialectId | ClientDialect,
   body: ReadableStream<Uint8Array>,
   options?: DecodeStreamOptions,
-): AsyncIterableIterator<Event> {
+): ReadyIterator<Event> {
   return decodeDialectStream(typeof dialect === 'string' ? getClientDialect(dialect) : dialect, body, options);
 }
 

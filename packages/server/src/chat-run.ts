@@ -4,7 +4,7 @@
  * another instance takes over (`takeover.ts`) goes through the same `launchRun`.
  */
 import type { EventSigner, ThreadTrust } from '@parlance/engine';
-import { createThreadFold, type Event, type Thread, threadAfterRun } from '@parlance/protocol';
+import { createThreadFold, type Event, type ReadyIterator, takeReady, type Thread, threadAfterRun } from '@parlance/protocol';
 import { fileSourceFor } from './files/blob-source.ts';
 import type { Context } from 'hono';
 import { executeRun } from './run-execution.ts';
@@ -114,39 +114,113 @@ export function launchRun(ctx: ServerContext, c: Context, runId: string, start: 
 }
 
 /** The events as they pass, with the thread they fold to from `sent` (as the browser folds them) given to `done` at `chat-finish`. */
-async function* following(sent: Thread, events: AsyncIterable<Event>, done: (thread: Thread) => void): AsyncGenerator<Event> {
+function following(sent: Thread, events: AsyncIterable<Event>, done: (thread: Thread) => void): ReadyIterator<Event> {
   const fold = createThreadFold(sent);
-  for await (const event of events) {
+  const source = events[Symbol.asyncIterator]();
+  const see = (event: Event) => {
     fold.push(event);
     if (event.type === 'chat-finish') done(fold.thread());
-    yield event;
-  }
+  };
+  const iterator: ReadyIterator<Event> = {
+    next: () =>
+      source.next().then((result) => {
+        if (!result.done) see(result.value);
+        return result;
+      }),
+    takeReady: () => {
+      const event = takeReady(source);
+      if (event !== undefined) see(event);
+      return event;
+    },
+    return: async () => (await source.return?.()) ?? { done: true, value: undefined },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
 }
 
 /**
  * The runner's events through `map`, then through the run's scrubber: a delta's tail that may begin a
  * secret is held back and comes out before the event that must follow it (the block's next delta or
  * end, a finish); what is still held when the stream ends is taken by `executeRun` (`flush`). Then
- * signed (`signer`), in this same stage: an event that needs no signature is signed synchronously,
- * so a delta crosses one async iterator here, not one per step.
+ * signed (`signer`), in this same stage: an event that needs no signature is signed synchronously.
+ * A hand-written iterator, not an async generator: what the runner holds already passes through
+ * `takeReady()` (the protocol's ready-iterator.ts) without a promise per event.
  */
-async function* prepared(events: AsyncIterable<Event>, map: (event: Event) => Event, scrub: Scrubber, signer: EventSigner | undefined): AsyncGenerator<Event> {
-  const released: Event[] = [];
+function prepared(events: AsyncIterable<Event>, map: (event: Event) => Event, scrub: Scrubber, signer: EventSigner | undefined): ReadyIterator<Event> {
+  const source = events[Symbol.asyncIterator]();
+  /** Events ready for the reader, in order. */
   const out: Event[] = [];
-  for await (const raw of events) {
+  let head = 0;
+  /** Events the scrubber released and the signer has not taken yet (they wait behind a signature). */
+  const released: Event[] = [];
+  /** A signature being made: the events after it wait until it is in `out`. */
+  let signing: Promise<void> | undefined;
+  let sourceDone = false;
+  const shift = (): Event | undefined => {
+    if (head >= out.length) return undefined;
+    const event = out[head++]!;
+    if (head === out.length) {
+      out.length = 0;
+      head = 0;
+    }
+    return event;
+  };
+  /** Hands what was released to the signer in order, up to the first signature that must be awaited. */
+  const sign = () => {
+    let at = 0;
+    while (at < released.length && !signing) {
+      const pending = signer ? signer.push(released[at++]!, out) : void out.push(released[at++]!);
+      if (pending) {
+        signing = pending.then(() => {
+          signing = undefined;
+        });
+        // Awaited by the next pull; never an unhandled rejection if the reader left first.
+        signing.catch(() => {});
+      }
+    }
+    released.splice(0, at);
+  };
+  const take = (raw: Event) => {
     const event = scrub.push(map(raw), released);
     if (event !== undefined) released.push(event);
-    if (!signer) {
-      for (const ready of released) yield ready;
-      released.length = 0;
-      continue;
+    sign();
+  };
+  const pull = async (): Promise<IteratorResult<Event>> => {
+    for (;;) {
+      const held = shift();
+      if (held !== undefined) return { done: false, value: held };
+      if (signing) {
+        await signing;
+        sign();
+        continue;
+      }
+      if (sourceDone) return { done: true, value: undefined };
+      const next = await source.next();
+      if (next.done) sourceDone = true;
+      else take(next.value);
     }
-    for (const ready of released) {
-      const signing = signer.push(ready, out);
-      if (signing) await signing;
-    }
-    released.length = 0;
-    for (const signed of out) yield signed;
-    out.length = 0;
-  }
+  };
+  const iterator: ReadyIterator<Event> = {
+    next: () => {
+      const held = shift();
+      return held !== undefined ? Promise.resolve({ done: false, value: held }) : pull();
+    },
+    takeReady: () => {
+      for (;;) {
+        const held = shift();
+        if (held !== undefined || signing || sourceDone) return held;
+        const raw = takeReady(source);
+        if (raw === undefined) return undefined;
+        take(raw);
+      }
+    },
+    return: async () => {
+      sourceDone = true;
+      out.length = 0;
+      head = 0;
+      return (await source.return?.()) ?? { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
 }

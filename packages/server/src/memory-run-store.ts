@@ -10,7 +10,7 @@
  * runs are refused with 503), finished runs at most `maxFinishedBytes` (past it the oldest are
  * evicted and answer `run_expired`), each run at most `maxBytesPerRun`.
  */
-import type { Event } from '@parlance/protocol';
+import type { Event, ReadyIterator } from '@parlance/protocol';
 import { createFinishedRuns } from './finished-runs.ts';
 import { jsonLength } from './json-length.ts';
 import { createRunTable, type MemoryRun } from './memory-runs.ts';
@@ -313,16 +313,37 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): Memor
       values.delete(key, ifValue);
     },
     read,
-    async *follow(runId, afterSeq, signal): AsyncGenerator<StoredEvent> {
+    follow(runId, afterSeq, signal): ReadyIterator<StoredEvent> {
+      // A hand-written iterator: a read's batch is handed out through `takeReady()` (the protocol's
+      // ready-iterator.ts) without a promise per event, and `next()` reads the store once it is empty.
+      let batch: StoredEvent[] = [];
+      let index = 0;
       let next = afterSeq + 1;
-      while (!signal?.aborted) {
-        const batch = await read(runId, next - 1, checkEvery(limits), signal);
-        for (const stored of batch.events) {
-          yield stored;
-          next = stored.seq + 1;
-        }
-        if (batch.finished) return;
-      }
+      let over = false;
+      const take = (): StoredEvent => {
+        const stored = batch[index++]!;
+        next = stored.seq + 1;
+        return stored;
+      };
+      const iterator: ReadyIterator<StoredEvent> = {
+        takeReady: () => (index < batch.length ? take() : undefined),
+        async next() {
+          while (index >= batch.length && !over && !signal?.aborted) {
+            const got = await read(runId, next - 1, checkEvery(limits), signal);
+            batch = got.events;
+            index = 0;
+            if (got.finished) over = true;
+          }
+          return index < batch.length ? { done: false, value: take() } : { done: true, value: undefined };
+        },
+        async return() {
+          over = true;
+          batch = [];
+          return { done: true, value: undefined };
+        },
+        [Symbol.asyncIterator]: () => iterator,
+      };
+      return iterator;
     },
   };
 }

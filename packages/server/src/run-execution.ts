@@ -16,7 +16,7 @@
  * abort a fetch another request started ("Cannot perform I/O on behalf of a different
  * request"), so a cancel is a flag in the store that this run's own timer or append sees.
  */
-import { type ChatFinishEvent, errorEvent, type Event, ParlanceError } from '@parlance/protocol';
+import { type ChatFinishEvent, errorEvent, type Event, ParlanceError, takeReady } from '@parlance/protocol';
 import { type RunStore, runLimitError, storeUnavailable } from './run-store.ts';
 
 export interface RunExecution {
@@ -168,18 +168,22 @@ export async function executeRun(execution: RunExecution): Promise<void> {
         break;
       }
       if (step.done) break;
-      const event = execution.prepare(step.value);
-      await write(event);
-      if (event.type === 'chat-finish') {
-        finished = true;
-        try {
-          await execution.onFinish(event);
-        } catch (error) {
-          // A failing persistence hook must not break the stream the user is reading.
-          execution.onError(error);
+      // The event, then what the runner holds already (the rest of a decoded batch) without a wait per event.
+      for (let raw: Event | undefined = step.value; raw !== undefined; raw = stopped ? undefined : takeReady(iterator)) {
+        const event = execution.prepare(raw);
+        await write(event);
+        if (event.type === 'chat-finish') {
+          finished = true;
+          try {
+            await execution.onFinish(event);
+          } catch (error) {
+            // A failing persistence hook must not break the stream the user is reading.
+            execution.onError(error);
+          }
+          break;
         }
-        break;
       }
+      if (finished) break;
     }
   } catch (error) {
     if (broken) {

@@ -4,7 +4,7 @@
  * heartbeat comment so proxies and load balancers keep the connection open, and
  * the headers that stop proxies from buffering or compressing the stream.
  */
-import { errorEvent, formatEventId, formatLeanFrame, formatSseFrame, type LeanFrame, leanWire, ParlanceError, sendsEventId } from '@parlance/protocol';
+import { errorEvent, formatEventId, formatLeanFrame, formatSseFrame, type LeanFrame, leanWire, ParlanceError, sendsEventId, takeReady } from '@parlance/protocol';
 import type { StoredEvent } from './run-store.ts';
 
 /**
@@ -111,7 +111,9 @@ export function sseResponse(
         let sendAtOnce = first;
         // Until a frame is written: wire 2 leaves some events out.
         while (text === '') {
-          const next = await (pending ?? events.next());
+          // What the store's reader holds already (the protocol's ready-iterator.ts), else a wait.
+          const ready = pending ? undefined : takeReady(events);
+          const next = ready !== undefined ? { done: false as const, value: ready } : await (pending ?? events.next());
           pending = undefined;
           if (closed) return;
           if (next.done) {
@@ -126,8 +128,14 @@ export function sseResponse(
           frame(next.value);
         }
         if (!sendAtOnce) {
-          const turn = new Promise<typeof TURN>((resolve) => afterTurn(() => resolve(TURN)));
+          let turn: Promise<typeof TURN> | undefined;
           while (text.length < COALESCE_BYTES) {
+            const held = takeReady(events);
+            if (held !== undefined) {
+              frame(held);
+              continue;
+            }
+            turn ??= new Promise<typeof TURN>((resolve) => afterTurn(() => resolve(TURN)));
             pending = events.next();
             // Awaited by the next pull if not here; never an unhandled rejection if the client leaves first.
             pending.catch(() => {});

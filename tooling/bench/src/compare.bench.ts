@@ -14,7 +14,7 @@
  * median and (min–max) over the rounds and the ratio of medians. Nothing here asserts a time:
  * the bench exits non-zero only when it breaks (a failed chat, a crash, the global timeout).
  * Knobs: BENCH_ROUNDS (5), BENCH_QUICK=1 (fewer and smaller rounds, to check the bench runs),
- * BENCH_ONLY=client (the client measures only), BENCH_CONCURRENCY (200: the concurrency step, the
+ * BENCH_ONLY=client (the client measures only), BENCH_ONLY=per-delta (the server CPU per extra delta only), BENCH_CONCURRENCY (200: the concurrency step, the
  * heaviest, bounded on a loaded machine), BENCH_TIMEOUT_MIN (30). The table is also written to results/latest.md;
  * `pnpm --filter @parlance/bench readme` copies it into the README (update-readme.ts).
  */
@@ -40,7 +40,7 @@ const GLOBAL_TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MIN ?? 30) * 60_000;
 /** Server CPU per extra delta: each round runs EXTRA_CHATS chats of EXTRA_DELTAS deltas, then as many of twice that. */
 const EXTRA_DELTAS = 1000;
 const EXTRA_CHATS = QUICK ? 1 : 3;
-const EXTRA_ROUNDS = QUICK ? 2 : Math.max(ROUNDS, 7);
+const EXTRA_ROUNDS = QUICK ? 2 : Math.max(ROUNDS, 11);
 const REQUEST_TIMEOUT_MS = 60_000;
 type System = 'parlance' | 'aisdk' | 'floor';
 type Wire = 'openai' | 'anthropic';
@@ -181,8 +181,10 @@ async function main() {
   };
   const cpu = async (system: System) => (await ask(servers[system].child, { type: 'cpu' }, 'cpu')).micros;
 
-  // BENCH_ONLY=client: only the client measures (the servers still record the replies).
+  // BENCH_ONLY=client: only the client measures (the servers still record the replies); BENCH_ONLY=per-delta: only
+  // the server CPU per extra delta (step 1's last part), the quickest look at the engine's per-delta cost.
   const serverSide = process.env.BENCH_ONLY !== 'client';
+  const perDeltaOnly = process.env.BENCH_ONLY === 'per-delta';
   // 1. Server CPU and wall per chat, bytes per reply: short and long replies on both wires, paced
   // upstreams, tool round trips; then the CPU per extra delta (long minus short, per round).
   const scenarios: { wire: Wire; model: string; label: string; perRound: number }[] = [];
@@ -194,7 +196,7 @@ async function main() {
   for (const wire of ['openai', 'anthropic'] as const) scenarios.push({ wire, model: 'tool', label: `tool round trip, ${wire} wire`, perRound: QUICK ? 2 : 10 });
   const bytes: Row[] = [];
   const cpuBy = new Map<string, Series>();
-  for (const s of serverSide ? scenarios : []) {
+  for (const s of serverSide && !perDeltaOnly ? scenarios : []) {
     process.stdout.write(`${s.label}… `);
     for (const system of SYSTEMS) await chat(servers[system].url, system, s.wire, s.model); // warm-up
     const cpuMs = series();
@@ -250,6 +252,13 @@ async function main() {
   }
   perExtra(`paced ${PACE_MS} ms, openai wire`, 'openai:p50', 'openai:p500', 450);
   rows.push(...bytes);
+  if (perDeltaOnly) {
+    console.log(`\n\n${table(rows)}\n\nload average after: ${loadavg()[0]!.toFixed(2)}`);
+    for (const child of children) child.kill();
+    await Promise.all([mocks.openai.close(), mocks.anthropic.close()]);
+    clearTimeout(deadline);
+    return;
+  }
 
   // 2. Concurrent streams (50 deltas 2 ms apart each): wall, first text delta, peak heap; heap retained once they finished.
   process.stdout.write(`${CONCURRENCY} concurrent… `);
@@ -262,14 +271,14 @@ async function main() {
     for (const system of order(round)) {
       const { child, url } = servers[system];
       const before = (await ask(child, { type: 'heap' }, 'heap')).bytes;
-      await ask(child, { type: 'peak' }, 'peak');
+      await ask(child, { type: 'peak', watch: true }, 'peak');
       const start = performance.now();
       const results = await Promise.all(Array.from({ length: CONCURRENCY }, () => chat(url, system, 'openai', 'c50')));
       wall[system].push(performance.now() - start);
       const ttft = results.map((r) => r.ttftMs);
       p50[system].push(quantile(ttft, 0.5));
       p99[system].push(quantile(ttft, 0.99));
-      peak[system].push((await ask(child, { type: 'peak' }, 'peak')).bytes);
+      peak[system].push((await ask(child, { type: 'peak', watch: false }, 'peak')).bytes);
       await new Promise((resolve) => setTimeout(resolve, 300));
       retained[system].push((await ask(child, { type: 'heap' }, 'heap')).bytes - before);
       forget();

@@ -9,7 +9,8 @@
  *
  * IPC: -> { type: 'cpu' } <- { type: 'cpu', micros }        (user + system CPU so far)
  *      -> { type: 'heap' } <- { type: 'heap', bytes }        (heap used after gc)
- *      -> { type: 'peak' } <- { type: 'peak', bytes }        (highest heap used sampled since the last 'peak')
+ *      -> { type: 'peak', watch } <- { type: 'peak', bytes } (watch: true starts sampling the heap used every 5 ms,
+ *                                                          false stops; both answer the highest seen since the last)
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,7 +24,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { floorHandler } from './floor-server.ts';
 
-export type ToServer = { type: 'cpu' } | { type: 'heap' } | { type: 'peak' };
+export type ToServer = { type: 'cpu' } | { type: 'heap' } | { type: 'peak'; watch: boolean };
 export type FromServer = { type: 'ready'; port: number } | { type: 'cpu'; micros: number } | { type: 'heap'; bytes: number } | { type: 'peak'; bytes: number };
 
 const { SYSTEM, MOCK_OPENAI, MOCK_ANTHROPIC } = process.env;
@@ -87,11 +88,14 @@ function listen(): Server {
 const server = listen();
 server.once('listening', () => send({ type: 'ready', port: (server.address() as AddressInfo).port }));
 
+// The heap is sampled only while a measure asks (the concurrency step): process.memoryUsage() reads /proc, and
+// sampling all the time put ~1 µs of the sampler's own CPU into every streamed delta of every system.
 let peak = 0;
-setInterval(() => {
+let sampler: ReturnType<typeof setInterval> | undefined;
+const sample = () => {
   const used = process.memoryUsage().heapUsed;
   if (used > peak) peak = used;
-}, 5).unref();
+};
 
 process.on('disconnect', () => process.exit(0));
 process.on('message', (message: ToServer) => {
@@ -107,6 +111,10 @@ process.on('message', (message: ToServer) => {
       send({ type: 'heap', bytes: process.memoryUsage().heapUsed });
     })();
   } else if (message.type === 'peak') {
+    if (sampler !== undefined) sample();
+    clearInterval(sampler);
+    sampler = message.watch ? setInterval(sample, 5) : undefined;
+    sampler?.unref();
     send({ type: 'peak', bytes: peak });
     peak = 0;
   }

@@ -93,7 +93,22 @@ export function createEventQueue<T>(onReturn: () => void, options: EventQueueOpt
       return draining;
     },
     [Symbol.asyncIterator]() {
+      const take = (): T => {
+        const value = buffer[head]!;
+        bytes -= sizes[head]!;
+        head++;
+        // Compact now and then instead of shift() per event (shift is O(n) on a long buffer).
+        if (head === buffer.length || head >= 1024) {
+          buffer.splice(0, head);
+          sizes.splice(0, head);
+          head = 0;
+        }
+        release();
+        return value;
+      };
       return {
+        // What is queued already, without a promise per event (the protocol's ready-iterator.ts).
+        takeReady: (): T | undefined => (head < buffer.length ? take() : undefined),
         async next(): Promise<IteratorResult<T>> {
           while (head === buffer.length && !ended) {
             waiting = true;
@@ -101,19 +116,7 @@ export function createEventQueue<T>(onReturn: () => void, options: EventQueueOpt
             await new Promise<void>((resolve) => (wake = resolve));
             waiting = false;
           }
-          if (head < buffer.length) {
-            const value = buffer[head]!;
-            bytes -= sizes[head]!;
-            head++;
-            // Compact now and then instead of shift() per event (shift is O(n) on a long buffer).
-            if (head === buffer.length || head >= 1024) {
-              buffer.splice(0, head);
-              sizes.splice(0, head);
-              head = 0;
-            }
-            release();
-            return { value, done: false };
-          }
+          if (head < buffer.length) return { value: take(), done: false };
           return { value: undefined, done: true };
         },
         async return(): Promise<IteratorResult<T>> {

@@ -5,7 +5,7 @@
  * the same events sees the same conversation. The phases are `ChatRun`'s methods
  * (chat-run.ts); the decisions between them are in halt.ts.
  */
-import { ParlanceError, type Event, type LanguageModel, type ModelRequest } from '@parlance/protocol';
+import { ParlanceError, takeReady, type Event, type LanguageModel, type ModelRequest } from '@parlance/protocol';
 import { ChatRun } from './chat-run.ts';
 import { createEventQueue, DEFAULT_MAX_QUEUED_BYTES, type EventQueue } from './event-queue.ts';
 import { Halt, haltOfError } from './halt.ts';
@@ -40,6 +40,8 @@ function paced(model: LanguageModel, queue: Pick<EventQueue<Event>, 'full' | 're
         return {
           // No promise of its own while the queue has room (one read per streamed event).
           next: () => (queue.full() ? queue.ready().then(() => source.next()) : source.next()),
+          // What the model holds already, while the queue has room (else the next `next()` waits for it).
+          takeReady: () => (queue.full() ? undefined : takeReady(source)),
           return: async (value?: unknown) => (await source.return?.(value)) ?? { done: true, value: undefined },
         };
       },

@@ -8,6 +8,7 @@ import {
   ParlanceError,
   errorEvent,
   mergeUsage,
+  takeReady,
   toResponse,
   type Event,
   type FoldState,
@@ -70,17 +71,14 @@ export async function streamStep(ctx: StepContext, request: Omit<ModelRequest, '
     emit({ ...event, usage: mergeUsage(ctx.fold().usage, event.usage) });
   };
   try {
-    while (!finished) {
-      const next = await abortable.wait(iterator.next());
-      if (next === ABORTED) break;
-      if (next.done) break;
-      const event = next.value;
-      if (!MODEL_EVENTS.has(event.type)) continue;
+    /** One model event; returns the refusal to retry unseen, if it is one. */
+    const take = (event: Event): Refused | undefined => {
+      if (!MODEL_EVENTS.has(event.type)) return undefined;
       if (event.type === 'message-start') {
         // Held while a refusal could still be retried, so a refused attempt leaves nothing behind.
         if (holdRefusal) held = event;
         else if (!started) start(event);
-        continue;
+        return undefined;
       }
       if (holdRefusal && !started && event.type === 'error' && event.code === 'context_length_exceeded') {
         return { refused: event.message };
@@ -88,15 +86,26 @@ export async function streamStep(ctx: StepContext, request: Omit<ModelRequest, '
       if (!started) start(held);
       if (event.type === 'finish') finish(event);
       else emit(event);
-      if (!partial || !ctx.outputMode) continue;
+      if (!partial || !ctx.outputMode) return undefined;
       // Partial objects: from the text in native mode, from the output tool's arguments in tool mode.
       let delta: string | undefined;
       if (ctx.outputMode === 'native' && event.type === 'text-delta') delta = event.delta;
       if (event.type === 'tool-call-start' && event.name === OUTPUT_TOOL_NAME) outputToolIds.add(event.id);
       if (event.type === 'tool-call-delta' && outputToolIds.has(event.id)) delta = event.delta;
-      if (delta === undefined) continue;
+      if (delta === undefined) return undefined;
       const parsed = partial.push(delta);
       if (parsed.changed) emit({ type: 'object-delta', object: parsed.value });
+      return undefined;
+    };
+    while (!finished) {
+      const next = await abortable.wait(iterator.next());
+      if (next === ABORTED) break;
+      if (next.done) break;
+      // Then what the model already holds (the rest of a decoded batch), without a wait per event.
+      for (let event: Event | undefined = next.value; event !== undefined; event = finished || aborted() ? undefined : takeReady(iterator)) {
+        const refused = take(event);
+        if (refused) return refused;
+      }
     }
     // The parser skips deltas (see createPartialObjectParser): show the whole partial object at the end.
     const rest = partial && !aborted() ? partial.flush() : undefined;

@@ -13,6 +13,8 @@ import {
   type ModelCallOptions,
   type ModelRequest,
   type Provenance,
+  type ReadyIterator,
+  takeReady,
   type Usage,
 } from '@parlance/protocol';
 import { computeCost } from '../catalog/model-info.ts';
@@ -46,7 +48,12 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
   const transport = settings.transport ?? createTransport(settings);
   const provenance: Provenance = { provider, model: modelId, dialect: wireId };
 
-  async function* run(request: Omit<ModelRequest, 'model'>, options: ModelCallOptions): AsyncGenerator<Event> {
+  /**
+   * A hand-written iterator, not an async generator: a generator costs a resumption and promises per
+   * event, and cannot pass on the decoder's `takeReady()` (the protocol's ready-iterator.ts), which
+   * hands the rest of a decoded batch to the run loop without a promise per event.
+   */
+  function run(request: Omit<ModelRequest, 'model'>, options: ModelCallOptions): ReadyIterator<Event> {
     const secrets: string[] = [];
     let started = false;
     let finished = false;
@@ -83,86 +90,170 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       }
     };
 
-    try {
-      // The decoder never reads `id`, so a cloud's own wire id is safe to pass as a ClientDialect.
-      const dialect = (definition.wire ? definition.wire(modelId, kitDialect(kit, dialectId, name), settings) : kitDialect(kit, dialectId, name)) as ClientDialect;
-      checkInput(request, info);
-      const adjusted = adjustRequest(request, info, { requiresMaxOutputTokens: definition.requiresMaxOutputTokens, onWarning });
-      const userHeaders = { ...lowerKeys(definition.headers), ...lowerKeys(settings.headers), ...lowerKeys(options.headers) };
-      const authHeader = definition.auth === 'none' ? undefined : (definition.auth.header ?? 'authorization').toLowerCase();
-      // A caller who sets the auth header themselves (a proxy token) needs no key.
-      const key =
-        authHeader && userHeaders[authHeader] === undefined ? await resolveApiKey(definition.auth, settings, name) : undefined;
-      if (key) secrets.push(key);
-      // A credential set through `headers` (a proxy token) is as secret as a key.
-      secrets.push(...headerSecrets(userHeaders, authHeader));
-      const context: ModelContext = { provider, modelId, dialect: dialectId, info, request: { ...adjusted, model: modelId } };
-      // One JSON body when the caller asked for one and the dialect can read it (a gateway's non-streamed caller).
-      // A cloud's own wire streams: its paths (Bedrock's invoke-with-response-stream, ...) name the stream.
-      const whole = options.stream === false && dialect.replayBody !== undefined && definition.wire === undefined;
-      const encodeOptions = definition.acceptsReasoning ? { onWarning, reasoningFields: definition.acceptsReasoning } : { onWarning };
-      let body = dialect.encodeRequest(context.request, whole ? { ...encodeOptions, stream: false } : encodeOptions);
-      if (definition.modifyBody) body = definition.modifyBody(body, context);
-      // Headers the body needs (Anthropic's beta flags), joined with any the caller set.
-      for (const [header, value] of Object.entries(lowerKeys(dialect.requestHeaders?.(body)))) {
-        const given = userHeaders[header];
-        userHeaders[header] = given === undefined || given.split(',').map((v) => v.trim()).includes(value) ? (given ?? value) : `${given},${value}`;
+    /** Opens the call: everything up to the decoded stream (what throws here ends the response as a failure). */
+    const open = async (): Promise<AsyncIterator<Event>> => {
+    // The decoder never reads `id`, so a cloud's own wire id is safe to pass as a ClientDialect.
+    const dialect = (definition.wire ? definition.wire(modelId, kitDialect(kit, dialectId, name), settings) : kitDialect(kit, dialectId, name)) as ClientDialect;
+    checkInput(request, info);
+    const adjusted = adjustRequest(request, info, { requiresMaxOutputTokens: definition.requiresMaxOutputTokens, onWarning });
+    const userHeaders = { ...lowerKeys(definition.headers), ...lowerKeys(settings.headers), ...lowerKeys(options.headers) };
+    const authHeader = definition.auth === 'none' ? undefined : (definition.auth.header ?? 'authorization').toLowerCase();
+    // A caller who sets the auth header themselves (a proxy token) needs no key.
+    const key =
+      authHeader && userHeaders[authHeader] === undefined ? await resolveApiKey(definition.auth, settings, name) : undefined;
+    if (key) secrets.push(key);
+    // A credential set through `headers` (a proxy token) is as secret as a key.
+    secrets.push(...headerSecrets(userHeaders, authHeader));
+    const context: ModelContext = { provider, modelId, dialect: dialectId, info, request: { ...adjusted, model: modelId } };
+    // One JSON body when the caller asked for one and the dialect can read it (a gateway's non-streamed caller).
+    // A cloud's own wire streams: its paths (Bedrock's invoke-with-response-stream, ...) name the stream.
+    const whole = options.stream === false && dialect.replayBody !== undefined && definition.wire === undefined;
+    const encodeOptions = definition.acceptsReasoning ? { onWarning, reasoningFields: definition.acceptsReasoning } : { onWarning };
+    let body = dialect.encodeRequest(context.request, whole ? { ...encodeOptions, stream: false } : encodeOptions);
+    if (definition.modifyBody) body = definition.modifyBody(body, context);
+    // Headers the body needs (Anthropic's beta flags), joined with any the caller set.
+    for (const [header, value] of Object.entries(lowerKeys(dialect.requestHeaders?.(body)))) {
+      const given = userHeaders[header];
+      userHeaders[header] = given === undefined || given.split(',').map((v) => v.trim()).includes(value) ? (given ?? value) : `${given},${value}`;
+    }
+    const baseURL = resolveBaseURL(definition, settings);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: whole ? 'application/json' : dialect.framing === 'sse' ? 'text/event-stream' : 'application/x-ndjson',
+      ...authHeaders(definition.auth, key),
+      ...userHeaders,
+    };
+    const url = sealedURL(baseURL, dialect.path(modelId, { stream: !whole }));
+    const text = JSON.stringify(body);
+    if (definition.authorize) {
+      // Signed last, over exactly what is sent (SigV4 covers the URL, these headers and the body).
+      const signed = lowerKeys(await definition.authorize({ method: 'POST', url, headers: { ...headers }, body: text }, settings));
+      for (const [header, value] of Object.entries(signed)) {
+        headers[header] = value;
+        secrets.push(...headerSecrets({ [header]: value }, header));
       }
-      const baseURL = resolveBaseURL(definition, settings);
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        accept: whole ? 'application/json' : dialect.framing === 'sse' ? 'text/event-stream' : 'application/x-ndjson',
-        ...authHeaders(definition.auth, key),
-        ...userHeaders,
-      };
-      const url = sealedURL(baseURL, dialect.path(modelId, { stream: !whole }));
-      const text = JSON.stringify(body);
-      if (definition.authorize) {
-        // Signed last, over exactly what is sent (SigV4 covers the URL, these headers and the body).
-        const signed = lowerKeys(await definition.authorize({ method: 'POST', url, headers: { ...headers }, body: text }, settings));
-        for (const [header, value] of Object.entries(signed)) {
-          headers[header] = value;
-          secrets.push(...headerSecrets({ [header]: value }, header));
-        }
+    }
+    const opened = await transport.open({
+      url,
+      headers,
+      body: text,
+      signal: options.signal,
+      providerName: name,
+      parseError: definition.parseError,
+      secrets,
+    });
+    if (!opened.ok) throw opened.error;
+    const decoderOptions =
+      typeof definition.decoderOptions === 'function' ? definition.decoderOptions(modelId) : definition.decoderOptions;
+    const onBody = options.onBody;
+    let events: AsyncIterable<Event> = whole
+      ? decodeWholeResponse(dialect, opened, { signal: options.signal, decoderOptions, onBody: onBody && ((json) => onBody(json, provenance)) })
+      : decodeResponse(dialect, options.onBytes ? tapBody(opened, options.onBytes, { ...provenance }) : opened, { signal: options.signal, decoderOptions });
+    if (definition.modifyEvents) events = definition.modifyEvents(events, context);
+      return events[Symbol.asyncIterator]();
+    };
+
+    /** Events decided and not yet handed out (the warnings after the start, a failure's ending). */
+    const out: Event[] = [];
+    let head = 0;
+    let source: AsyncIterator<Event> | undefined;
+    /** Nothing more comes from the source: `out` drains, then the stream is done. */
+    let ended = false;
+    /** The reader stopped (`return()`). */
+    let closed = false;
+    const shift = (): Event | undefined => {
+      if (head >= out.length) return undefined;
+      const event = out[head++]!;
+      if (head === out.length) {
+        out.length = 0;
+        head = 0;
       }
-      const opened = await transport.open({
-        url,
-        headers,
-        body: text,
-        signal: options.signal,
-        providerName: name,
-        parseError: definition.parseError,
-        secrets,
-      });
-      if (!opened.ok) throw opened.error;
-      const decoderOptions =
-        typeof definition.decoderOptions === 'function' ? definition.decoderOptions(modelId) : definition.decoderOptions;
-      const onBody = options.onBody;
-      let events: AsyncIterable<Event> = whole
-        ? decodeWholeResponse(dialect, opened, { signal: options.signal, decoderOptions, onBody: onBody && ((json) => onBody(json, provenance)) })
-        : decodeResponse(dialect, options.onBytes ? tapBody(opened, options.onBytes, { ...provenance }) : opened, { signal: options.signal, decoderOptions });
-      if (definition.modifyEvents) events = definition.modifyEvents(events, context);
-      for await (const event of events) {
-        if (finished) break;
-        const wasStarted = started;
-        yield finalize(event);
-        if (!wasStarted && started) yield* warnings.splice(0);
-      }
-      yield* warnings.splice(0);
-    } catch (thrown) {
+      return event;
+    };
+    /** One event of the source, finalized; the warnings right after the start. */
+    const accept = (event: Event) => {
+      const wasStarted = started;
+      out.push(finalize(event));
+      if (!wasStarted && started) out.push(...warnings.splice(0));
+    };
+    /** Whatever failed (the call, the stream, the model's contract) ends the response: after what arrived. */
+    const fail = (thrown: unknown) => {
+      ended = true;
       if (finished) return;
       const error = ParlanceError.from(thrown);
-      if (!started) yield finalize({ type: 'message-start' });
-      yield* warnings.splice(0);
-      yield errorEvent({
-        code: error.code,
-        message: redact(error.message, secrets),
-        retryable: error.retryable,
-        ...(error.status === undefined ? {} : { status: error.status }),
-        ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
-      });
-      yield finalize({ type: 'finish', finishReason: error.code === 'aborted' ? 'cancelled' : 'error', usage: {} });
-    }
+      if (!started) out.push(finalize({ type: 'message-start' }));
+      out.push(...warnings.splice(0));
+      out.push(
+        errorEvent({
+          code: error.code,
+          message: redact(error.message, secrets),
+          retryable: error.retryable,
+          ...(error.status === undefined ? {} : { status: error.status }),
+          ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+        }),
+      );
+      out.push(finalize({ type: 'finish', finishReason: error.code === 'aborted' ? 'cancelled' : 'error', usage: {} }));
+    };
+    const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
+    const pull = async (): Promise<IteratorResult<Event>> => {
+      for (;;) {
+        const held = shift();
+        if (held !== undefined) return { done: false, value: held };
+        if (ended || closed) return done;
+        try {
+          if (!source) {
+            source = await open();
+            if (closed) {
+              ended = true;
+              void Promise.resolve(source.return?.()).catch(() => {});
+            }
+            continue;
+          }
+          const next = await source.next();
+          if (closed) return done;
+          if (next.done || finished) {
+            // Past the finish nothing more is read: the source is released.
+            ended = true;
+            if (!next.done) await source.return?.();
+            out.push(...warnings.splice(0));
+            continue;
+          }
+          accept(next.value);
+        } catch (thrown) {
+          fail(thrown);
+        }
+      }
+    };
+    const iterator: ReadyIterator<Event> = {
+      next: () => {
+        const held = shift();
+        return held !== undefined ? Promise.resolve({ done: false, value: held }) : pull();
+      },
+      takeReady: () => {
+        const held = shift();
+        if (held !== undefined || !source || ended || closed || finished) return held;
+        const event = takeReady(source);
+        if (event === undefined) return undefined;
+        accept(event);
+        return shift();
+      },
+      async return() {
+        closed = true;
+        out.length = 0;
+        head = 0;
+        if (source && !ended) {
+          ended = true;
+          try {
+            await source.return?.();
+          } catch {
+            // The reader stopped: a source that fails to close has nothing left to say.
+          }
+        }
+        return done;
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
   }
 
   const model: ProviderModel = {

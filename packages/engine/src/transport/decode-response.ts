@@ -6,7 +6,7 @@
 import type { ClientDialect, DecoderOptions } from '@parlance/dialects';
 // decodeDialectStream, not decodeStream: the latter also takes an id, so it bundles every dialect.
 import { decodeDialectStream } from '@parlance/dialects';
-import { errorEvent, type Event } from '@parlance/protocol';
+import { errorEvent, type Event, type ReadyIterator } from '@parlance/protocol';
 import type { OpenedStream } from './transport.ts';
 
 export interface DecodeResponseOptions {
@@ -18,7 +18,7 @@ export function decodeResponse(
   dialect: ClientDialect,
   opened: OpenedStream,
   options: DecodeResponseOptions = {},
-): AsyncIterableIterator<Event> {
+): ReadyIterator<Event> {
   const decodeOptions = options.signal ? { ...options.decoderOptions, signal: options.signal } : { ...options.decoderOptions };
   const events = decodeDialectStream(dialect, opened.body, decodeOptions);
   // A mapping iterator, not an async generator: a generator costs a resumption and promises per event.
@@ -27,8 +27,12 @@ export function decodeResponse(
     const failure = opened.failure();
     return failure ? { done: false, value: errorEvent(failure) } : result;
   };
-  const iterator: AsyncIterableIterator<Event> = {
+  const iterator: ReadyIterator<Event> = {
     next: () => events.next().then(replace),
+    takeReady: () => {
+      const event = events.takeReady();
+      return event === undefined || event.type !== 'error' ? event : (replace({ done: false, value: event }) as IteratorYieldResult<Event>).value;
+    },
     return: (value?: unknown) => events.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
     [Symbol.asyncIterator]: () => iterator,
   };
