@@ -124,22 +124,46 @@ interface UpstreamBody {
 /**
  * Runs the call: the events, with the caller's view of reasoning state applied. A caller who asked
  * for one body makes the provider send one (`stream: false`), and the body is kept in `into`.
+ * A hand-written iterator rather than an async generator: a generator's `yield*` over each
+ * event's sealed array costs a resumption and a promise per event, on every delta of a stream.
  */
-async function* upstream(call: Call, into: { last?: UpstreamBody; relay?: ByteRelay }): AsyncGenerator<Event> {
+function upstream(call: Call, into: { last?: UpstreamBody; relay?: ByteRelay }): AsyncIterableIterator<Event> {
   const { model: _model, ...request } = call.request;
   const sealer = createSealer(call.dialect.id);
-  const name = call.keep?.name ?? ((event: Event) => event);
+  const name = call.keep?.name;
   const relay = into.relay;
   const options: ModelCallOptions = !call.stream
     ? { signal: call.signal, stream: false, onBody: (body, from) => (into.last = { body, from }) }
     : relay
       ? { signal: call.signal, onBytes: relay.see }
       : { signal: call.signal };
+  const source = call.model.stream(request, options)[Symbol.asyncIterator]();
   // Named after sealing: the sealer tells foreign state by the caller's dialect key, which naming adds.
-  for await (const event of call.model.stream(request, options)) yield* sealer.push(event).map(name);
-  yield* sealer.flush().map(name);
+  const named = (events: Event[]) => (name ? events.map(name) : events);
+  let queue: Event[] = [];
+  let index = 0;
+  let ended = false;
+  const iterator: AsyncIterableIterator<Event> = {
+    async next() {
+      for (;;) {
+        if (index < queue.length) return { done: false, value: queue[index++]! };
+        if (ended) return { done: true, value: undefined };
+        const next = await source.next();
+        queue = next.done ? named(sealer.flush()) : named(sealer.push(next.value));
+        index = 0;
+        if (next.done) ended = true;
+      }
+    },
+    async return() {
+      ended = true;
+      queue = [];
+      await source.return?.(undefined);
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
 }
-
 
 /** At most this many events, or this long, are held back waiting for the upstream's input count. */
 const HOLD_EVENTS = 64;
@@ -200,7 +224,7 @@ export function newResponseId(dialect: DialectId): string {
 export async function answer(call: Call, options: GatewayOptions): Promise<Response> {
   const encoderOptions = { model: call.name, responseId: call.responseId ?? newResponseId(call.dialect.id), created: Math.floor(call.started / 1000) };
   const received: { last?: UpstreamBody; relay?: ByteRelay } = relayable(call) ? { relay: createByteRelay(call.dialect.id) } : {};
-  const iterator = upstream(call, received)[Symbol.asyncIterator]();
+  const iterator = upstream(call, received);
   const counts: Tally = { usage: {} };
   const kept: Event[] | undefined = call.keep ? [] : undefined;
   const report = async (error: ErrorEvent | undefined) => {
@@ -210,14 +234,14 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
     if (call.account) await call.account(finish);
     if (options.onFinish) Promise.resolve(options.onFinish(finish)).catch(() => {});
   };
-  const take = async (): Promise<IteratorResult<Event>> => {
-    const next = await iterator.next();
+  const seen = (next: IteratorResult<Event>): IteratorResult<Event> => {
     if (!next.done) {
       tally(counts, next.value);
       kept?.push(next.value);
     }
     return next;
   };
+  const take = (): Promise<IteratorResult<Event>> => iterator.next().then(seen);
   // Hold the preamble until the answer starts: a failure before any content is an HTTP error.
   const preamble: Event[] = [];
   for (;;) {

@@ -107,7 +107,7 @@ export function createSealer(clientDialect: string): { push(event: Event): Event
         const id = `sealed_${count++}`;
         return [{ type: 'reasoning-start', id }, sealed({ type: 'reasoning-end', id }, providerState), call];
       }
-      return [...release(), event];
+      return held ? [...release(), event] : [event];
     },
     flush: release,
   };
