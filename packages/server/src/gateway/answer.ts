@@ -14,6 +14,8 @@ import {
   type ModelCallOptions,
   type ModelRequest,
   type Provenance,
+  type ReadyIterator,
+  takeReady,
   type Usage,
 } from '@parlance/protocol';
 import { type ByteRelay, createByteRelay } from './byte-relay.ts';
@@ -127,7 +129,7 @@ interface UpstreamBody {
  * A hand-written iterator rather than an async generator: a generator's `yield*` over each
  * event's sealed array costs a resumption and a promise per event, on every delta of a stream.
  */
-function upstream(call: Call, into: { last?: UpstreamBody; relay?: ByteRelay }): AsyncIterableIterator<Event> {
+function upstream(call: Call, into: { last?: UpstreamBody; relay?: ByteRelay }): ReadyIterator<Event> {
   const { model: _model, ...request } = call.request;
   const sealer = createSealer(call.dialect.id);
   const name = call.keep?.name;
@@ -143,7 +145,18 @@ function upstream(call: Call, into: { last?: UpstreamBody; relay?: ByteRelay }):
   let queue: Event[] = [];
   let index = 0;
   let ended = false;
-  const iterator: AsyncIterableIterator<Event> = {
+  const iterator: ReadyIterator<Event> = {
+    // What the model already decoded (the rest of one upstream read), sealed, without a promise per event.
+    takeReady() {
+      for (;;) {
+        if (index < queue.length) return queue[index++]!;
+        if (ended) return undefined;
+        const event = takeReady(source);
+        if (event === undefined) return undefined;
+        queue = named(sealer.push(event));
+        index = 0;
+      }
+    },
     async next() {
       for (;;) {
         if (index < queue.length) return { done: false, value: queue[index++]! };
@@ -242,6 +255,11 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
     return next;
   };
   const take = (): Promise<IteratorResult<Event>> => iterator.next().then(seen);
+  /** The next event when it is already decoded (no promise), else undefined: then `take()`. */
+  const ready = (): IteratorResult<Event> | undefined => {
+    const event = iterator.takeReady();
+    return event === undefined ? undefined : seen({ done: false, value: event });
+  };
   // Hold the preamble until the answer starts: a failure before any content is an HTTP error.
   const preamble: Event[] = [];
   for (;;) {
@@ -268,7 +286,7 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
   if (!call.stream) {
     const events = preamble;
     for (;;) {
-      const next = await take();
+      const next = ready() ?? (await take());
       if (next.done) break;
       events.push(next.value);
     }
@@ -285,7 +303,7 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
   if (relay?.answers(counts.provenance)) {
     const failFrames = (error: ErrorEvent) =>
       call.dialect.createResponseEncoder({ ...encoderOptions, usage: counts.usage, includeUsage: call.includeUsage }).error({ code: error.code, message: error.message });
-    return relayed(call, relay, { take, report, close: () => iterator.return?.(undefined), failFrames });
+    return relayed(call, relay, { take, ready, report, close: () => iterator.return?.(undefined), failFrames });
   }
   relay?.stop();
   await holdForInputCount(call, preamble, take, counts);
@@ -315,7 +333,7 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
               controller.enqueue(bytes.encode(text));
               return;
             }
-            const next = await take();
+            const next = ready() ?? (await take());
             if (next.done) {
               const tail = failed ? '' : encoder.end().join('');
               if (tail !== '') controller.enqueue(bytes.encode(tail));
@@ -346,6 +364,8 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
 
 interface RelaySource {
   take: () => Promise<IteratorResult<Event>>;
+  /** The next event when already decoded, else undefined (then `take`). */
+  ready: () => IteratorResult<Event> | undefined;
   report: (error: ErrorEvent | undefined) => Promise<void>;
   close: () => Promise<unknown> | undefined;
   /** The gateway's own error frames in the caller's format (as a re-encoded stream ends on a failure). */
@@ -379,7 +399,7 @@ function relayed(call: Call, relay: ByteRelay, source: RelaySource): Response {
               forward(controller, chunks);
               return;
             }
-            const next = await source.take();
+            const next = source.ready() ?? (await source.take());
             if (next.done) {
               // After a failure the caller's provider sends nothing more: the gateway's error frames end it.
               if (failed) controller.enqueue(bytes.encode((last.endsWith(separator) ? '' : separator) + source.failFrames(failed).join('')));
