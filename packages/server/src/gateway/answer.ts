@@ -343,6 +343,9 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
               return;
             }
             queued.push(next.value);
+            // With it, what else is already decoded (the rest of that upstream read, so bounded by one read):
+            // one chunk, one write to the caller, rather than one per delta.
+            for (let more = ready(); more !== undefined && !more.done; more = ready()) queued.push(more.value);
           }
         } catch (error) {
           closed = true;
