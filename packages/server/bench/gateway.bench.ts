@@ -35,7 +35,8 @@ import { ms, percentile, table } from './stats.ts';
 
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 200);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
-const WARMUP = 10;
+const WARMUP = 30;
+const ROUNDS = 3;
 
 /** Caller dialect -> provider dialect. */
 const PAIRS: [DialectId, DialectId][] = [
@@ -109,13 +110,28 @@ interface Run {
   cpuMicros: number;
 }
 
-async function run(fetchOnce: () => Promise<Response>): Promise<Run> {
-  for (let i = 0; i < WARMUP; i++) await timed(fetchOnce);
-  const samples: Sample[] = [];
-  const cpu = process.cpuUsage();
-  for (let i = 0; i < REQUESTS; i++) samples.push(await timed(fetchOnce));
-  const used = process.cpuUsage(cpu);
-  return { samples, cpuMicros: used.user + used.system };
+/**
+ * The direct calls and the calls through the gateway, measured alike: both warmed up, then ROUNDS rounds
+ * of REQUESTS / ROUNDS calls each, alternating which goes first; a side's CPU is the median round's, scaled
+ * to REQUESTS calls (run one after the other, the first row's direct calls ran with a cold JIT and came out
+ * 1.5x the later rows' for the same upstream, shrinking that row's added CPU).
+ */
+async function pair(direct: () => Promise<Response>, through: () => Promise<Response>): Promise<[Run, Run]> {
+  const sides = [direct, through];
+  for (const side of sides) for (let i = 0; i < WARMUP; i++) await timed(side);
+  const per = Math.ceil(REQUESTS / ROUNDS);
+  const runs = sides.map(() => ({ samples: [] as Sample[], rounds: [] as number[] }));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      const cpu = process.cpuUsage();
+      for (let i = 0; i < per; i++) runs[index]!.samples.push(await timed(sides[index]!));
+      const used = process.cpuUsage(cpu);
+      runs[index]!.rounds.push((used.user + used.system) / per);
+    }
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const [a, b] = runs.map((r) => ({ samples: r.samples, cpuMicros: median(r.rounds) * REQUESTS }));
+  return [a!, b!];
 }
 
 function post(url: string, { path, body }: { path: string; body: unknown }, headers: Record<string, string> = {}) {
@@ -132,7 +148,7 @@ const perDelta = (run: Run) => run.cpuMicros / (REQUESTS * DELTAS);
 const p = (run: Run, key: 'ttfb' | 'total', q: number) => percentile(run.samples.map((s) => s[key]), q);
 
 async function main(): Promise<void> {
-  console.log(`Gateway bench: ${DELTAS} deltas per streamed answer, ${REQUESTS} sequential requests per row (after ${WARMUP} warm-up), Node ${process.version}\n`);
+  console.log(`Gateway bench: ${DELTAS} deltas per streamed answer, ${REQUESTS} sequential requests per row and side in ${ROUNDS} alternating rounds (after ${WARMUP} warm-up), Node ${process.version}\n`);
   const httpRows = [
     ['caller -> provider', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', "caller SDK's parse µs/delta", 'added / SDK parse', 'TTFB p50 direct/gw', 'total p50 direct/gw', 'total p99 direct/gw', 'added total p50 ms', 'bytes direct/gw'],
   ];
@@ -145,8 +161,7 @@ async function main(): Promise<void> {
       authorize: staticKeys({ g: { id: 'bench' } }),
     });
     const served = await listen(gateway);
-    const direct = await run(post(mock.url, directBody(provider)));
-    const through = await run(post(served.url, callerBody(caller), { authorization: 'Bearer g' }));
+    const [direct, through] = await pair(post(mock.url, directBody(provider)), post(served.url, callerBody(caller), { authorization: 'Bearer g' }));
     // The caller's SDK on what the gateway sent it (recorded once, in the chunks it arrived in).
     const sent = await chunksOf(post(served.url, callerBody(caller), { authorization: 'Bearer g' }));
     const sdkParse = await sdkParseMicrosPerDelta(caller, sent, DELTAS);
@@ -175,9 +190,10 @@ async function main(): Promise<void> {
     });
     const directRequest = directBody(provider);
     const callerRequest = callerBody(caller);
-    const directMem = await run(() => handler(new Request(`https://mock.bench${directRequest.path}`, { method: 'POST', body: JSON.stringify(directRequest.body) })));
-    const throughMem = await run(async () =>
-      inProcess.request(callerRequest.path, { method: 'POST', headers: { authorization: 'Bearer g', 'content-type': 'application/json' }, body: JSON.stringify(callerRequest.body) }),
+    const [directMem, throughMem] = await pair(
+      async () => handler(new Request(`https://mock.bench${directRequest.path}`, { method: 'POST', body: JSON.stringify(directRequest.body) })),
+      async () =>
+        inProcess.request(callerRequest.path, { method: 'POST', headers: { authorization: 'Bearer g', 'content-type': 'application/json' }, body: JSON.stringify(callerRequest.body) }),
     );
     memRows.push([
       `${caller} -> ${provider}`,
@@ -191,9 +207,10 @@ async function main(): Promise<void> {
     // for one body too; a same-format pair passes the provider's body through).
     const directWhole = directBody(provider, false);
     const callerWhole = callerBody(caller, false);
-    const directOnce = await run(() => handler(new Request(`https://mock.bench${directWhole.path}`, { method: 'POST', body: JSON.stringify(directWhole.body) })));
-    const throughOnce = await run(async () =>
-      inProcess.request(callerWhole.path, { method: 'POST', headers: { authorization: 'Bearer g', 'content-type': 'application/json' }, body: JSON.stringify(callerWhole.body) }),
+    const [directOnce, throughOnce] = await pair(
+      async () => handler(new Request(`https://mock.bench${directWhole.path}`, { method: 'POST', body: JSON.stringify(directWhole.body) })),
+      async () =>
+        inProcess.request(callerWhole.path, { method: 'POST', headers: { authorization: 'Bearer g', 'content-type': 'application/json' }, body: JSON.stringify(callerWhole.body) }),
     );
     const perCall = (r: Run) => r.cpuMicros / REQUESTS;
     wholeRows.push([
