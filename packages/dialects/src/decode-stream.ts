@@ -18,6 +18,12 @@ import type { ByteFramer, ClientDialect, Decoder, DecoderOptions, WireEvent } fr
  */
 export interface DecodeStreamOptions extends DecoderOptions {
   signal?: AbortSignal | undefined;
+  /**
+   * Sees each chunk of the body as it is read, before it is decoded (a gateway forwards a same-format
+   * stream's bytes unchanged while it decodes them to count usage). Called in the reader's own read:
+   * no second stream over the body.
+   */
+  onChunk?: ((chunk: Uint8Array) => void) | undefined;
 }
 
 /**
@@ -141,6 +147,7 @@ export function decodeDialectStream(
         aborted();
         break;
       }
+      if (!result.done) options.onChunk?.(result.value);
       if (bytes) {
         // Binary framing: a framing error (a checksum mismatch, a body cut inside a frame) fails the stream.
         try {

@@ -18,12 +18,16 @@
  * The issue's yardstick, in the first table: what the caller's own official SDK spends parsing the
  * stream the gateway sent it (`client-parse.ts`: the same bytes replayed from memory into the SDK's
  * streaming iterator, minus reading them raw), per delta, and the gateway's added CPU per delta as a
- * multiple of it (goal: at most 1x, the gateway adds no more than the client's own parse costs).
+ * multiple of it (goal: at most 1x, the gateway adds no more than the client's own parse costs). Beside
+ * it, the floor of any gateway: what a bare relay (`bareRelay`: fetch and write each chunk unchanged) adds per
+ * delta, and the gateway's addition as a multiple of that.
  *
  * Run: `pnpm bench` in packages/server (after the load bench), or
  * `node --import tsx bench/gateway.bench.ts`. Knobs: BENCH_DELTAS (200), BENCH_REQUESTS (60).
  * Exits non-zero only when the bench itself breaks, never because of a timing.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { serve, type ServerType } from '@hono/node-server';
 import { getDialect, type DialectId } from '@parlance/dialects';
@@ -144,13 +148,36 @@ function listen(app: { fetch: (request: Request) => Response | Promise<Response>
   });
 }
 
+/**
+ * The floor of any HTTP gateway: a bare `node:http` relay that sends the request on with `fetch` and writes each
+ * chunk of the provider's answer to the caller unchanged (no auth, no decoding, no usage, no translation). What it
+ * adds per delta is the extra hop itself (a socket read and a write per chunk, on both ends), which no gateway avoids.
+ */
+function bareRelay(upstream: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((request, response) => {
+    void (async () => {
+      const body: Buffer[] = [];
+      for await (const chunk of request) body.push(chunk as Buffer);
+      const answer = await fetch(upstream + request.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(body) });
+      response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/event-stream' });
+      for await (const chunk of answer.body!) response.write(chunk);
+      response.end();
+    })().catch((error: unknown) => response.destroy(error instanceof Error ? error : new Error(String(error))));
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((done) => server.close(() => done())) }),
+    ),
+  );
+}
+
 const perDelta = (run: Run) => run.cpuMicros / (REQUESTS * DELTAS);
 const p = (run: Run, key: 'ttfb' | 'total', q: number) => percentile(run.samples.map((s) => s[key]), q);
 
 async function main(): Promise<void> {
   console.log(`Gateway bench: ${DELTAS} deltas per streamed answer, ${REQUESTS} sequential requests per row and side in ${ROUNDS} alternating rounds (after ${WARMUP} warm-up), Node ${process.version}\n`);
   const httpRows = [
-    ['caller -> provider', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', "caller SDK's parse µs/delta", 'added / SDK parse', 'TTFB p50 direct/gw', 'total p50 direct/gw', 'total p99 direct/gw', 'added total p50 ms', 'bytes direct/gw'],
+    ['caller -> provider', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', "caller SDK's parse µs/delta", 'added / SDK parse', 'bare relay added µs/delta', 'added / bare relay', 'TTFB p50 direct/gw', 'total p50 direct/gw', 'total p99 direct/gw', 'added total p50 ms', 'bytes direct/gw'],
   ];
   const memRows = [['caller -> provider (no sockets)', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', 'added total p50 ms']];
   const wholeRows = [['caller -> provider (not streamed, no sockets)', 'direct CPU µs/call', 'gateway CPU µs/call', 'added µs/call', 'added total p50 ms', 'bytes direct/gw']];
@@ -166,6 +193,11 @@ async function main(): Promise<void> {
     const sent = await chunksOf(post(served.url, callerBody(caller), { authorization: 'Bearer g' }));
     const sdkParse = await sdkParseMicrosPerDelta(caller, sent, DELTAS);
     const added = perDelta(through) - perDelta(direct);
+    // The floor: the same provider's answer through a bare relay (in the provider's format), measured alike.
+    const relay = await bareRelay(mock.url);
+    const [directAgain, relayed] = await pair(post(mock.url, directBody(provider)), post(relay.url, directBody(provider)));
+    await relay.close();
+    const relayAdded = perDelta(relayed) - perDelta(directAgain);
     httpRows.push([
       `${caller} -> ${provider}`,
       perDelta(direct).toFixed(2),
@@ -173,6 +205,8 @@ async function main(): Promise<void> {
       added.toFixed(2),
       sdkParse.toFixed(2),
       `${(added / sdkParse).toFixed(2)}x`,
+      relayAdded.toFixed(2),
+      `${(added / relayAdded).toFixed(2)}x`,
       `${ms(p(direct, 'ttfb', 50))}/${ms(p(through, 'ttfb', 50))}`,
       `${ms(p(direct, 'total', 50))}/${ms(p(through, 'total', 50))}`,
       `${ms(p(direct, 'total', 99))}/${ms(p(through, 'total', 99))}`,

@@ -18,7 +18,7 @@ import {
   type Usage,
 } from '@parlance/protocol';
 import { computeCost } from '../catalog/model-info.ts';
-import { decodeResponse, decodeWholeResponse, tapBody } from '../transport/decode-response.ts';
+import { decodeResponse, decodeWholeResponse } from '../transport/decode-response.ts';
 import { redact } from '../transport/redact.ts';
 import { createTransport } from '../transport/transport.ts';
 import { authHeaders, resolveApiKey, resolveBaseURL } from './auth.ts';
@@ -145,12 +145,14 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
     if (!opened.ok) throw opened.error;
     const decoderOptions =
       typeof definition.decoderOptions === 'function' ? definition.decoderOptions(modelId) : definition.decoderOptions;
-    const onBody = options.onBody;
+    const { onBody, onBytes } = options;
+    // One `from` per call: a gateway tells this attempt's bytes from an earlier attempt's (a fallback).
+    const from = { ...provenance };
     let events: AsyncIterable<Event> = whole
       ? decodeWholeResponse(dialect, opened, { signal: options.signal, decoderOptions, onBody: onBody && ((json) => onBody(json, provenance)) })
-      : decodeResponse(dialect, options.onBytes ? tapBody(opened, options.onBytes, { ...provenance }) : opened, { signal: options.signal, decoderOptions });
+      : decodeResponse(dialect, opened, { signal: options.signal, decoderOptions, onChunk: onBytes && ((chunk: Uint8Array) => onBytes(chunk, from)) });
     if (definition.modifyEvents) events = definition.modifyEvents(events, context);
-      return events[Symbol.asyncIterator]();
+    return events[Symbol.asyncIterator]();
     };
 
     /** Events decided and not yet handed out (the warnings after the start, a failure's ending). */

@@ -12,6 +12,8 @@ import type { OpenedStream } from './transport.ts';
 export interface DecodeResponseOptions {
   signal?: AbortSignal | undefined;
   decoderOptions?: DecoderOptions | undefined;
+  /** Sees each chunk of the body as it is read, before it is decoded (`ModelCallOptions.onBytes`). */
+  onChunk?: ((chunk: Uint8Array) => void) | undefined;
 }
 
 export function decodeResponse(
@@ -19,7 +21,7 @@ export function decodeResponse(
   opened: OpenedStream,
   options: DecodeResponseOptions = {},
 ): ReadyIterator<Event> {
-  const decodeOptions = options.signal ? { ...options.decoderOptions, signal: options.signal } : { ...options.decoderOptions };
+  const decodeOptions = { ...options.decoderOptions, ...(options.signal ? { signal: options.signal } : {}), ...(options.onChunk ? { onChunk: options.onChunk } : {}) };
   const events = decodeDialectStream(dialect, opened.body, decodeOptions);
   // A mapping iterator, not an async generator: a generator costs a resumption and promises per event.
   const replace = (result: IteratorResult<Event>): IteratorResult<Event> => {
@@ -97,29 +99,4 @@ async function readWhole(body: ReadableStream<Uint8Array>, limit: number): Promi
   } finally {
     reader.releaseLock();
   }
-}
-
-/**
- * The opened stream with each chunk of its body shown to `see` as it is read, before the decoder
- * gets it (`ModelCallOptions.onBytes`: a gateway forwards a same-format stream's bytes unchanged).
- * Nothing is buffered: the tap reads one chunk per read of its own, and a cancel reaches the body.
- *
- * @example
- * decodeResponse(dialect, tapBody(opened, (chunk, from) => forward(chunk), provenance));
- */
-export function tapBody<T>(opened: OpenedStream, see: (chunk: Uint8Array, from: T) => void, from: T): OpenedStream {
-  const reader = opened.body.getReader();
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) return controller.close();
-        see(value, from);
-        controller.enqueue(value);
-      },
-      cancel: (reason) => reader.cancel(reason),
-    },
-    { highWaterMark: 0 },
-  );
-  return { ...opened, body };
 }

@@ -135,6 +135,30 @@ describe('transport faults', () => {
     expect(await server.requests[0]!.closed).toEqual({ finished: false });
   });
 
+  it('measures silence from each read: chunks 40 ms apart under an 80 ms idle timeout go on for 8 chunks, and a reader that pauses is not an idle upstream', async () => {
+    const { model } = await setup(
+      async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const frame of GROQ_TEXT.frames) {
+          res.write(frame);
+          await new Promise((resolve) => setTimeout(resolve, 40));
+        }
+        res.end();
+      },
+      { timeouts: { idleMs: 80 } },
+    );
+    const events: Event[] = [];
+    for await (const event of model.stream(request)) {
+      events.push(event);
+      // The reader stops reading for longer than the idle timeout now and then.
+      if (events.length === 2) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const response = await collectResponse(events);
+    expect(response.error).toBeUndefined();
+    expect(events.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
+    expect(GROQ_TEXT.frames.length).toBeGreaterThanOrEqual(8);
+  });
+
   it('cancels the upstream request when the caller aborts mid-stream, ending with aborted', async () => {
     const controller = new AbortController();
     const { model, server } = await setup(async (_req, res) => {
