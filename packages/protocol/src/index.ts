@@ -109,4 +109,4 @@ export { USAGE_KEYS, addUsage, mergeUsage, type Usage } from './usage.ts';
 export { formatLeanFrame, LEAN_WIRE_ACCEPT, type LeanFrame, WIRE_VERSION, leanReader, leanWire, wireOf } from './lean-wire.ts';
 export { DELTA_ID_EVERY, formatEventId, formatSseFrame, frameEventId, parseEventId, sendsEventId } from './wire.ts';
 export { FILE_TYPE_HEADER, acceptsFile, fileModality, type FileUploadResponseBody } from './files.ts';
-export { takeReady, type ReadyIterator } from './ready-iterator.ts';
+export { heldQueue, takeReady, type HeldQueue, type ReadyIterator } from './ready-iterator.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ReadyIterator, takeReady } from './ready-iterator.ts';
+import { heldQueue, type ReadyIterator, takeReady } from './ready-iterator.ts';
 
 describe('takeReady', () => {
   it('is undefined for an iterator that holds nothing it can hand out synchronously (an async generator)', async () => {
@@ -22,5 +22,23 @@ describe('takeReady', () => {
     expect(await iterator.next()).toEqual({ done: false, value: 'a' });
     expect([takeReady(iterator), takeReady(iterator), takeReady(iterator)]).toEqual(['b', 'c', undefined]);
     expect(await iterator.next()).toEqual({ done: true, value: undefined });
+  });
+});
+
+describe('heldQueue', () => {
+  it('hands out what was pushed oldest first, across pushes between takes, and nothing after clear()', () => {
+    const held = heldQueue<number>();
+    expect(held.take()).toBeUndefined();
+    held.items.push(1, 2);
+    expect(held.take()).toBe(1);
+    held.items.push(3);
+    expect([held.take(), held.take(), held.take()]).toEqual([2, 3, undefined]);
+    // Emptied once every value was taken: the array does not grow with what was read.
+    expect(held.items).toHaveLength(0);
+    held.items.push(4, 5);
+    held.clear();
+    expect(held.take()).toBeUndefined();
+    held.items.push(6);
+    expect(held.take()).toBe(6);
   });
 });

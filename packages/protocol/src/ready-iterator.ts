@@ -39,3 +39,52 @@ export interface ReadyIterator<T> extends AsyncIterableIterator<T> {
 export function takeReady<T>(iterator: AsyncIterator<T>): T | undefined {
   return (iterator as Partial<ReadyIterator<T>>).takeReady?.();
 }
+
+/**
+ * Values held for a reader, taken oldest first: `items` is pushed onto by whoever produces them (an
+ * array, so an API that fills an `Event[]` can fill it), `take()` reads with a moving index rather
+ * than `shift()` (O(1); the array is emptied once every value was taken). What a {@link ReadyIterator}
+ * holds between `next()` calls.
+ *
+ * @example
+ * const held = heldQueue<Event>();
+ * held.items.push(start, ...warnings);
+ * for (let event = held.take(); event !== undefined; event = held.take()) send(event);
+ */
+export interface HeldQueue<T> {
+  /** The values not taken yet follow those taken already; push new ones here. */
+  readonly items: T[];
+  /** The oldest value not taken yet, or `undefined` when none is held. */
+  take(): T | undefined;
+  /** Drops every value held. */
+  clear(): void;
+}
+
+/**
+ * An empty {@link HeldQueue}.
+ *
+ * @example
+ * const held = heldQueue<Event>();
+ * held.items.push(event);
+ * held.take(); // event
+ */
+export function heldQueue<T>(): HeldQueue<T> {
+  const items: T[] = [];
+  let head = 0;
+  return {
+    items,
+    take() {
+      if (head >= items.length) return undefined;
+      const value = items[head++]!;
+      if (head === items.length) {
+        items.length = 0;
+        head = 0;
+      }
+      return value;
+    },
+    clear() {
+      items.length = 0;
+      head = 0;
+    },
+  };
+}

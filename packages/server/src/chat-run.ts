@@ -4,7 +4,7 @@
  * another instance takes over (`takeover.ts`) goes through the same `launchRun`.
  */
 import type { EventSigner, ThreadTrust } from '@parlance/engine';
-import { createThreadFold, type Event, type ReadyIterator, takeReady, type Thread, threadAfterRun } from '@parlance/protocol';
+import { createThreadFold, type Event, heldQueue, type ReadyIterator, takeReady, type Thread, threadAfterRun } from '@parlance/protocol';
 import { fileSourceFor } from './files/blob-source.ts';
 import type { Context } from 'hono';
 import { executeRun } from './run-execution.ts';
@@ -149,22 +149,14 @@ function following(sent: Thread, events: AsyncIterable<Event>, done: (thread: Th
 function prepared(events: AsyncIterable<Event>, map: (event: Event) => Event, scrub: Scrubber, signer: EventSigner | undefined): ReadyIterator<Event> {
   const source = events[Symbol.asyncIterator]();
   /** Events ready for the reader, in order. */
-  const out: Event[] = [];
-  let head = 0;
+  const held = heldQueue<Event>();
+  const out = held.items;
   /** Events the scrubber released and the signer has not taken yet (they wait behind a signature). */
   const released: Event[] = [];
   /** A signature being made: the events after it wait until it is in `out`. */
   let signing: Promise<void> | undefined;
   let sourceDone = false;
-  const shift = (): Event | undefined => {
-    if (head >= out.length) return undefined;
-    const event = out[head++]!;
-    if (head === out.length) {
-      out.length = 0;
-      head = 0;
-    }
-    return event;
-  };
+  const shift = held.take;
   /** Hands what was released to the signer in order, up to the first signature that must be awaited. */
   const sign = () => {
     let at = 0;
@@ -216,8 +208,7 @@ function prepared(events: AsyncIterable<Event>, map: (event: Event) => Event, sc
     },
     return: async () => {
       sourceDone = true;
-      out.length = 0;
-      head = 0;
+      held.clear();
       return (await source.return?.()) ?? { done: true, value: undefined };
     },
     [Symbol.asyncIterator]: () => iterator,

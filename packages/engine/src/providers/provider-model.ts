@@ -14,6 +14,7 @@ import {
   type ModelRequest,
   type Provenance,
   type ReadyIterator,
+  heldQueue,
   takeReady,
   type Usage,
 } from '@parlance/protocol';
@@ -156,22 +157,14 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
     };
 
     /** Events decided and not yet handed out (the warnings after the start, a failure's ending). */
-    const out: Event[] = [];
-    let head = 0;
+    const held = heldQueue<Event>();
+    const out = held.items;
     let source: AsyncIterator<Event> | undefined;
     /** Nothing more comes from the source: `out` drains, then the stream is done. */
     let ended = false;
     /** The reader stopped (`return()`). */
     let closed = false;
-    const shift = (): Event | undefined => {
-      if (head >= out.length) return undefined;
-      const event = out[head++]!;
-      if (head === out.length) {
-        out.length = 0;
-        head = 0;
-      }
-      return event;
-    };
+    const shift = held.take;
     /** One event of the source, finalized; the warnings right after the start. */
     const accept = (event: Event) => {
       const wasStarted = started;
@@ -241,8 +234,7 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
       },
       async return() {
         closed = true;
-        out.length = 0;
-        head = 0;
+        held.clear();
         if (source && !ended) {
           ended = true;
           try {
