@@ -60,6 +60,10 @@ export function createCompletionsResponseEncoder(options: ResponseEncoderOptions
   const base = identity(options, 'chat.completion.chunk');
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
     sseFrame({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] });
+  // A text delta, the chunk most streams are made of: the same bytes as `chunk({ content })`, with the
+  // fixed part stringified once (a gateway re-encodes every delta; this one stringify is of the text alone).
+  const textHead = `data: ${JSON.stringify(base).slice(0, -1)},"choices":[{"index":0,"delta":{"content":`;
+  const textTail = '},"logprobs":null,"finish_reason":null}]}\n\n';
 
   return {
     push(event) {
@@ -67,7 +71,7 @@ export function createCompletionsResponseEncoder(options: ResponseEncoderOptions
         case 'message-start':
           return [chunk({ role: 'assistant', content: '' })];
         case 'text-delta':
-          return [chunk({ content: event.delta })];
+          return [textHead + JSON.stringify(event.delta) + textTail];
         case 'reasoning-delta':
           return [chunk({ reasoning_content: event.delta })];
         case 'tool-call-start': {

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { sseFrame } from '../shared/response-encoding.ts';
+import { createCompletionsResponseEncoder } from './encode-response.ts';
+
+/** Texts a delta carries, every family JSON escapes differently. */
+const TEXTS = ['Hello', '', ' ', 'say "hi"', 'back\\slash', 'line\nbreak\r\ttab', '\u0000\u001f control', 'é ü 日本 🙂', 'lone \ud800 surrogate', '</script>', '{"json":1}'];
+
+describe('the Chat Completions stream encoder', () => {
+  it.each([
+    ['defaults', {}],
+    ['a route name, response id and time', { model: 'gpt "mini"/é', responseId: 'chatcmpl-abc\u2028', created: 1_800_000_123 }],
+  ])('writes a text delta byte for byte as the whole chunk stringified (%s)', (_name, options) => {
+    const encoder = createCompletionsResponseEncoder(options);
+    const base = {
+      id: options.responseId ?? 'chatcmpl-parlance0001',
+      object: 'chat.completion.chunk',
+      created: options.created ?? 1_700_000_000,
+      model: options.model ?? 'mock-model',
+    };
+    for (const text of TEXTS) {
+      const [frame] = encoder.push({ type: 'text-delta', id: 't', delta: text });
+      expect(frame).toBe(sseFrame({ ...base, choices: [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }] }));
+      // A client reads the text back (a lone surrogate as JSON.stringify writes it, escaped).
+      expect(JSON.parse(frame!.slice('data: '.length)).choices[0].delta.content).toBe(JSON.parse(JSON.stringify(text)));
+    }
+  });
+});
