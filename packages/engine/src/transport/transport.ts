@@ -259,30 +259,9 @@ export function createTransport(options: ProviderTransportOptions = {}): Transpo
     let pending: Uint8Array | undefined = first.done ? undefined : first.value;
     let ended = first.done;
     let released = false;
-    /**
-     * The idle timeout mid-stream: one timer for the stream, not one per read. It is armed when a read starts
-     * and none is armed; when it fires it aborts if the read it finds has waited `idleMs`, re-arms for the rest
-     * if a newer read is waiting, and stays off while nobody reads (a slow consumer is not an idle upstream).
-     */
-    let reading = false;
-    let readSince = 0;
-    let idle = false;
-    let idleTimer: ReturnType<typeof setTimeout> | undefined;
-    const checkIdle = () => {
-      idleTimer = undefined;
-      if (!reading || released) return;
-      const waited = Date.now() - readSince;
-      if (waited < idleMs) {
-        idleTimer = setTimeout(checkIdle, idleMs - waited);
-        return;
-      }
-      idle = true;
-      controller.abort(timeoutReason(`${providerName} sent nothing for ${idleMs} ms`));
-    };
     const release = () => {
       if (released) return;
       released = true;
-      if (idleTimer !== undefined) clearTimeout(idleTimer);
       unlink();
     };
 
@@ -299,9 +278,14 @@ export function createTransport(options: ProviderTransportOptions = {}): Transpo
             out.close();
             return;
           }
-          reading = true;
-          readSince = Date.now();
-          if (idleMs > 0 && idleTimer === undefined) idleTimer = setTimeout(checkIdle, idleMs);
+          let idle = false;
+          const idleTimer =
+            idleMs > 0
+              ? setTimeout(() => {
+                  idle = true;
+                  controller.abort(timeoutReason(`${providerName} sent nothing for ${idleMs} ms`));
+                }, idleMs)
+              : undefined;
           try {
             const next = await reader.read();
             if (next.done) {
@@ -315,7 +299,7 @@ export function createTransport(options: ProviderTransportOptions = {}): Transpo
             release();
             out.error(failure);
           } finally {
-            reading = false;
+            if (idleTimer !== undefined) clearTimeout(idleTimer);
           }
         },
         cancel(reason) {
