@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sseFrame } from '../shared/response-encoding.ts';
+import { type ResponseEncoderOptions, sseFrame } from '../shared/response-encoding.ts';
 import { createCompletionsResponseEncoder } from './encode-response.ts';
 
 /** Texts a delta carries, every family JSON escapes differently. */
@@ -9,7 +9,7 @@ describe('the Chat Completions stream encoder', () => {
   it.each([
     ['defaults', {}],
     ['a route name, response id and time', { model: 'gpt "mini"/é', responseId: 'chatcmpl-abc\u2028', created: 1_800_000_123 }],
-  ])('writes a text delta byte for byte as the whole chunk stringified (%s)', (_name, options) => {
+  ] as [string, ResponseEncoderOptions][])('writes a text delta byte for byte as the whole chunk stringified (%s)', (_name, options) => {
     const encoder = createCompletionsResponseEncoder(options);
     const base = {
       id: options.responseId ?? 'chatcmpl-parlance0001',
