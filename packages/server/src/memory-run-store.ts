@@ -24,7 +24,6 @@ import {
   type NewRun,
   noEndingError,
   type RunLimits,
-  type RunRecord,
   type RunSignal,
   type RunStore,
   runEndedError,
