@@ -16,6 +16,7 @@ import { GoogleGenAI } from '@google/genai';
 import type { DialectId } from '@parlance/dialects';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
+import { median } from './stats.ts';
 
 /** A fetch that answers every call with `chunks` as a streamed body. */
 function replaying(chunks: readonly Uint8Array[], contentType: string): typeof fetch {
@@ -100,6 +101,13 @@ export function rawConsumer(chunks: readonly Uint8Array[]): Consume {
   };
 }
 
+async function cpuPerCall(consume: Consume, calls: number): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < calls; i++) await consume();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / calls;
+}
+
 /**
  * CPU µs per delta the SDK spends on `chunks` (an answer of `deltas` deltas), over `calls` calls
  * after `warmup`: the SDK's reading minus the raw reading, each the median of `rounds`
@@ -114,18 +122,44 @@ export async function sdkParseMicrosPerDelta(dialect: DialectId, chunks: readonl
   const first = await sdk();
   if (first < deltas) throw new Error(`${dialect}: the SDK handed out ${first} items for ${deltas} deltas`);
   for (let i = 0; i < warmup; i++) await Promise.all([sdk(), raw()]);
-  const cpuOf = async (consume: Consume) => {
-    const before = process.cpuUsage();
-    for (let i = 0; i < calls; i++) await consume();
-    const used = process.cpuUsage(before);
-    return (used.user + used.system) / (calls * deltas);
-  };
   const sdkRuns: number[] = [];
   const rawRuns: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    sdkRuns.push(await cpuOf(sdk));
-    rawRuns.push(await cpuOf(raw));
+    sdkRuns.push(await cpuPerCall(sdk, calls));
+    rawRuns.push(await cpuPerCall(raw, calls));
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  return median(sdkRuns) - median(rawRuns);
+  return (median(sdkRuns) - median(rawRuns)) / deltas;
+}
+
+/**
+ * The SDK's parse split into what each delta costs and what is left per call: its parse of a short and of a
+ * long answer (`short` and `long`, the chunks of answers of `shortDeltas` and `longDeltas` deltas), both
+ * warmed up alike and measured in the same interleaved rounds (median of each), per call minus the raw reading;
+ * per extra delta = the difference / the extra deltas.
+ *
+ * @example
+ * const { perExtra, perCall } = await sdkParseSplit('ollama_chat', chunks200, 200, chunks1000, 1000);
+ */
+export async function sdkParseSplit(
+  dialect: DialectId,
+  short: readonly Uint8Array[],
+  shortDeltas: number,
+  long: readonly Uint8Array[],
+  longDeltas: number,
+  { calls = 40, rounds = 7 } = {},
+): Promise<{ perExtra: number; perCall: number }> {
+  const sides = [short, long].map((chunks) => ({ sdk: sdkConsumer(dialect, chunks), raw: rawConsumer(chunks) }));
+  const longCalls = Math.max(1, Math.round((calls * shortDeltas) / longDeltas));
+  for (const side of sides) for (let i = 0; i < 20; i++) await Promise.all([side.sdk(), side.raw()]);
+  const runs = sides.map(() => ({ sdk: [] as number[], raw: [] as number[] }));
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, side] of sides.entries()) {
+      const n = index === 0 ? calls : longCalls;
+      runs[index]!.sdk.push(await cpuPerCall(side.sdk, n));
+      runs[index]!.raw.push(await cpuPerCall(side.raw, n));
+    }
+  }
+  const [shortCall, longCall] = runs.map((r) => median(r.sdk) - median(r.raw)) as [number, number];
+  const perExtra = (longCall - shortCall) / (longDeltas - shortDeltas);
+  return { perExtra, perCall: shortCall - shortDeltas * perExtra };
 }

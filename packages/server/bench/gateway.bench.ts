@@ -22,6 +22,12 @@
  * it, the floor of any gateway: what a bare relay (`bareRelay`: fetch and write each chunk unchanged) adds per
  * delta, and the gateway's addition as a multiple of that.
  *
+ * Per delta at one answer length mixes two costs: what a call costs whatever its length (the extra HTTP hop,
+ * auth, the request's translation, the upstream fetch) spread over the deltas, and what each delta costs. The
+ * mock sends a whole answer in one or two socket reads, so at 200 deltas the first dominates. A second table
+ * separates them: each side is measured again on answers LONG_FACTOR times as long, and the difference per extra
+ * delta is what a delta costs (the gateway's addition, the SDK's parse, the bare relay's), the rest per call.
+ *
  * Run: `pnpm bench` in packages/server (after the load bench), or
  * `node --import tsx bench/gateway.bench.ts`. Knobs: BENCH_DELTAS (200), BENCH_REQUESTS (60).
  * Exits non-zero only when the bench itself breaks, never because of a timing.
@@ -34,13 +40,16 @@ import { getDialect, type DialectId } from '@parlance/dialects';
 import { mockProviderServer, serveMockProvider, type MockProviderServer, type ScriptedTurn } from '@parlance/testing';
 import { createGateway, staticKeys } from '../src/gateway/index.ts';
 import { PROVIDER } from '../test/gateway-providers.ts';
-import { sdkParseMicrosPerDelta } from './client-parse.ts';
-import { ms, percentile, table } from './stats.ts';
+import { sdkParseMicrosPerDelta, sdkParseSplit } from './client-parse.ts';
+import { median, ms, percentile, table } from './stats.ts';
 
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 200);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
 const WARMUP = 30;
 const ROUNDS = 3;
+/** The long answers of the second table: this many times DELTAS, read this many times fewer per side. */
+const LONG_FACTOR = 5;
+const LONG = DELTAS * LONG_FACTOR;
 
 /** Caller dialect -> provider dialect. */
 const PAIRS: [DialectId, DialectId][] = [
@@ -51,20 +60,22 @@ const PAIRS: [DialectId, DialectId][] = [
   ['ollama_chat', 'openai_responses'],
 ];
 
-const TURN: ScriptedTurn = { text: Array.from({ length: DELTAS }, (_, i) => `word${i} `), usage: { inputTokens: 10, outputTokens: DELTAS } };
+const turnOf = (deltas: number): ScriptedTurn => ({ text: Array.from({ length: deltas }, (_, i) => `word${i} `), usage: { inputTokens: 10, outputTokens: deltas } });
+const TURN = turnOf(DELTAS);
 
-function callerBody(dialect: DialectId, stream = true): { path: string; body: unknown } {
+/** What the caller sends the gateway; `model` names the route (`m`: DELTAS deltas, `l`: LONG). */
+function callerBody(dialect: DialectId, stream = true, model = 'm'): { path: string; body: unknown } {
   switch (dialect) {
     case 'openai_completions':
-      return { path: '/v1/chat/completions', body: { model: 'm', stream, messages: [{ role: 'user', content: 'hi' }] } };
+      return { path: '/v1/chat/completions', body: { model, stream, messages: [{ role: 'user', content: 'hi' }] } };
     case 'openai_responses':
-      return { path: '/v1/responses', body: { model: 'm', stream, input: 'hi' } };
+      return { path: '/v1/responses', body: { model, stream, input: 'hi' } };
     case 'anthropic_messages':
-      return { path: '/v1/messages', body: { model: 'm', stream, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] } };
+      return { path: '/v1/messages', body: { model, stream, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] } };
     case 'google_gemini':
-      return { path: `/v1beta/models/m:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } };
+      return { path: `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } };
     case 'ollama_chat':
-      return { path: '/api/chat', body: { model: 'm', stream, messages: [{ role: 'user', content: 'hi' }] } };
+      return { path: '/api/chat', body: { model, stream, messages: [{ role: 'user', content: 'hi' }] } };
   }
 }
 
@@ -111,7 +122,8 @@ async function chunksOf(fetchOnce: () => Promise<Response>): Promise<Uint8Array[
 
 interface Run {
   samples: Sample[];
-  cpuMicros: number;
+  /** CPU µs per call: the median round's. */
+  callMicros: number;
 }
 
 /**
@@ -120,12 +132,12 @@ interface Run {
  * to REQUESTS calls (run one after the other, the first row's direct calls ran with a cold JIT and came out
  * 1.5x the later rows' for the same upstream, shrinking that row's added CPU).
  */
-async function pair(direct: () => Promise<Response>, through: () => Promise<Response>): Promise<[Run, Run]> {
+async function pair(direct: () => Promise<Response>, through: () => Promise<Response>, requests = REQUESTS, rounds = ROUNDS): Promise<[Run, Run]> {
   const sides = [direct, through];
   for (const side of sides) for (let i = 0; i < WARMUP; i++) await timed(side);
-  const per = Math.ceil(REQUESTS / ROUNDS);
+  const per = Math.ceil(requests / rounds);
   const runs = sides.map(() => ({ samples: [] as Sample[], rounds: [] as number[] }));
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
       const cpu = process.cpuUsage();
       for (let i = 0; i < per; i++) runs[index]!.samples.push(await timed(sides[index]!));
@@ -133,8 +145,7 @@ async function pair(direct: () => Promise<Response>, through: () => Promise<Resp
       runs[index]!.rounds.push((used.user + used.system) / per);
     }
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  const [a, b] = runs.map((r) => ({ samples: r.samples, cpuMicros: median(r.rounds) * REQUESTS }));
+  const [a, b] = runs.map((r) => ({ samples: r.samples, callMicros: median(r.rounds) }));
   return [a!, b!];
 }
 
@@ -171,7 +182,7 @@ function bareRelay(upstream: string): Promise<{ url: string; close: () => Promis
   );
 }
 
-const perDelta = (run: Run) => run.cpuMicros / (REQUESTS * DELTAS);
+const perDelta = (run: Run) => run.callMicros / DELTAS;
 const p = (run: Run, key: 'ttfb' | 'total', q: number) => percentile(run.samples.map((s) => s[key]), q);
 
 async function main(): Promise<void> {
@@ -181,16 +192,37 @@ async function main(): Promise<void> {
   ];
   const memRows = [['caller -> provider (no sockets)', 'direct CPU µs/delta', 'gateway CPU µs/delta', 'added µs/delta', 'added total p50 ms']];
   const wholeRows = [['caller -> provider (not streamed, no sockets)', 'direct CPU µs/call', 'gateway CPU µs/call', 'added µs/call', 'added total p50 ms', 'bytes direct/gw']];
+  const splitRows = [
+    [
+      'caller -> provider',
+      'added µs per extra delta',
+      "caller SDK's parse µs per extra delta",
+      'added / SDK parse, per extra delta',
+      'bare relay added µs per extra delta',
+      'added µs per call (the rest)',
+      "caller SDK's parse µs per call (the rest)",
+      'bare relay added µs per call (the rest)',
+      `chunks the caller read (${DELTAS} / ${LONG} deltas)`,
+    ],
+  ];
+  const auth = { authorization: 'Bearer g' };
+  // Each long side: 7 rounds of 4 calls (a difference of two costs per call is read, so more rounds than above).
+  const LONG_ROUNDS = 7;
+  const longRequests = LONG_ROUNDS * 4;
   for (const [caller, provider] of PAIRS) {
     const mock: MockProviderServer = await serveMockProvider({ dialect: provider, script: [TURN] });
+    const longMock: MockProviderServer = await serveMockProvider({ dialect: provider, script: [turnOf(LONG)] });
     const gateway = createGateway({
-      routes: { m: { ...PROVIDER[provider], model: 'm', baseURL: mock.url, apiKey: 'k', retry: false } },
+      routes: {
+        m: { ...PROVIDER[provider], model: 'm', baseURL: mock.url, apiKey: 'k', retry: false },
+        l: { ...PROVIDER[provider], model: 'm', baseURL: longMock.url, apiKey: 'k', retry: false },
+      },
       authorize: staticKeys({ g: { id: 'bench' } }),
     });
     const served = await listen(gateway);
-    const [direct, through] = await pair(post(mock.url, directBody(provider)), post(served.url, callerBody(caller), { authorization: 'Bearer g' }));
+    const [direct, through] = await pair(post(mock.url, directBody(provider)), post(served.url, callerBody(caller), auth));
     // The caller's SDK on what the gateway sent it (recorded once, in the chunks it arrived in).
-    const sent = await chunksOf(post(served.url, callerBody(caller), { authorization: 'Bearer g' }));
+    const sent = await chunksOf(post(served.url, callerBody(caller), auth));
     const sdkParse = await sdkParseMicrosPerDelta(caller, sent, DELTAS);
     const added = perDelta(through) - perDelta(direct);
     // The floor: the same provider's answer through a bare relay (in the provider's format), measured alike.
@@ -198,6 +230,33 @@ async function main(): Promise<void> {
     const [directAgain, relayed] = await pair(post(mock.url, directBody(provider)), post(relay.url, directBody(provider)));
     await relay.close();
     const relayAdded = perDelta(relayed) - perDelta(directAgain);
+
+    // The same three on answers LONG_FACTOR times as long (the `l` route and its own mock), fewer calls each.
+    const [directLong, throughLong] = await pair(post(longMock.url, directBody(provider)), post(served.url, callerBody(caller, true, 'l'), auth), longRequests, LONG_ROUNDS);
+    const sentLong = await chunksOf(post(served.url, callerBody(caller, true, 'l'), auth));
+    const sdkSplit = await sdkParseSplit(caller, sent, DELTAS, sentLong, LONG);
+    const relayLong = await bareRelay(longMock.url);
+    const [directLongAgain, relayedLong] = await pair(post(longMock.url, directBody(provider)), post(relayLong.url, directBody(provider)), longRequests, LONG_ROUNDS);
+    await relayLong.close();
+    /** A cost per call at DELTAS and at LONG deltas, split into what each extra delta adds and what is left per call. */
+    const split = (short: number, long: number) => {
+      const perExtra = (long - short) / (LONG - DELTAS);
+      return { perExtra, perCall: short - DELTAS * perExtra };
+    };
+    const gatewaySplit = split(through.callMicros - direct.callMicros, throughLong.callMicros - directLong.callMicros);
+    const relaySplit = split(relayed.callMicros - directAgain.callMicros, relayedLong.callMicros - directLongAgain.callMicros);
+    splitRows.push([
+      `${caller} -> ${provider}`,
+      gatewaySplit.perExtra.toFixed(2),
+      sdkSplit.perExtra.toFixed(2),
+      `${(gatewaySplit.perExtra / sdkSplit.perExtra).toFixed(2)}x`,
+      relaySplit.perExtra.toFixed(2),
+      gatewaySplit.perCall.toFixed(0),
+      sdkSplit.perCall.toFixed(0),
+      relaySplit.perCall.toFixed(0),
+      `${sent.length} / ${sentLong.length}`,
+    ]);
+    await longMock.close();
     httpRows.push([
       `${caller} -> ${provider}`,
       perDelta(direct).toFixed(2),
@@ -246,18 +305,21 @@ async function main(): Promise<void> {
       async () =>
         inProcess.request(callerWhole.path, { method: 'POST', headers: { authorization: 'Bearer g', 'content-type': 'application/json' }, body: JSON.stringify(callerWhole.body) }),
     );
-    const perCall = (r: Run) => r.cpuMicros / REQUESTS;
     wholeRows.push([
       `${caller} -> ${provider}${caller === provider ? ' (pass-through)' : ''}`,
-      perCall(directOnce).toFixed(0),
-      perCall(throughOnce).toFixed(0),
-      (perCall(throughOnce) - perCall(directOnce)).toFixed(0),
+      directOnce.callMicros.toFixed(0),
+      throughOnce.callMicros.toFixed(0),
+      (throughOnce.callMicros - directOnce.callMicros).toFixed(0),
       ms(p(throughOnce, 'total', 50) - p(directOnce, 'total', 50)),
       `${directOnce.samples[0]!.bytes}/${throughOnce.samples[0]!.bytes}`,
     ]);
   }
   console.log(`Over HTTP on 127.0.0.1 (client, gateway and mock in one process; CPU = process user+system time; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}):`);
   console.log(table(httpRows));
+  console.log(
+    `\nPer extra delta and per call: each side again on ${LONG}-delta answers (${longRequests} calls per side); per extra delta = (cost per call at ${LONG} - at ${DELTAS}) / ${LONG - DELTAS}, per call = the cost at ${DELTAS} less ${DELTAS} extra deltas`,
+  );
+  console.log(table(splitRows));
   console.log('\nIn process (no sockets): the translation alone');
   console.log(table(memRows));
   console.log('\nNot streamed, in process: one JSON body per call (bytes: the answer the caller reads)');

@@ -49,6 +49,9 @@ export function summarize(label: string, concurrency: number, results: StreamRes
   };
 }
 
+/** The middle value (the upper one of an even count): what the benches take of their rounds. */
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 export const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : '-');
 export const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(2);
 export const signedMb = (bytes: number) => `${bytes >= 0 ? '+' : ''}${mb(bytes)}`;

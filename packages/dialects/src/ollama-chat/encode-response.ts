@@ -33,13 +33,18 @@ export function createOllamaResponseEncoder(options: ResponseEncoderOptions = {}
   const created = createdAt(options);
   const line = (message: Json, extra: Json = { done: false }) =>
     ndjsonLine({ model, created_at: created, message: { role: 'assistant', content: '', ...message }, ...extra });
+  // A text or thinking delta, the lines most streams are made of: the same bytes as `line({ content })` and
+  // `line({ thinking })`, with the fixed part stringified once (a gateway re-encodes every delta).
+  const head = `{"model":${JSON.stringify(model)},"created_at":${JSON.stringify(created)},"message":{"role":"assistant","content":`;
+  const tail = '},"done":false}\n';
+  const thinkingHead = `${head}"","thinking":`;
   return {
     push(event) {
       switch (event.type) {
         case 'text-delta':
-          return [line({ content: event.delta })];
+          return [head + JSON.stringify(event.delta) + tail];
         case 'reasoning-delta':
-          return [line({ thinking: event.delta })];
+          return [thinkingHead + JSON.stringify(event.delta) + tail];
         case 'tool-call-start':
           if (!event.providerExecuted) tools.set(event.id, event.name);
           return [];

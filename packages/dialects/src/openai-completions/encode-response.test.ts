@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ResponseEncoderOptions, sseFrame } from '../shared/response-encoding.ts';
+import { JSON_TEXTS as TEXTS } from '../../test/json-texts.ts';
 import { createCompletionsResponseEncoder } from './encode-response.ts';
-
-/** Texts a delta carries, every family JSON escapes differently. */
-const TEXTS = ['Hello', '', ' ', 'say "hi"', 'back\\slash', 'line\nbreak\r\ttab', '\u0000\u001f control', 'é ü 日本 🙂', 'lone \ud800 surrogate', '</script>', '{"json":1}'];
 
 describe('the Chat Completions stream encoder', () => {
   it.each([

@@ -26,7 +26,17 @@ interface Item {
   name?: string;
   callId?: string;
   signature?: string;
+  /** This item's delta frame up to the delta's JSON, and from it to the sequence number (made at its first delta). */
+  deltaHead?: string;
+  deltaTail?: string;
 }
+
+/** Each item kind's delta event: its type, and the fields after `delta` (before `sequence_number`). */
+const DELTA_FRAMES: Record<Item['kind'], { type: string; after: string }> = {
+  reasoning: { type: 'response.reasoning_summary_text.delta', after: ',"summary_index":0' },
+  message: { type: 'response.output_text.delta', after: ',"content_index":0,"logprobs":[]' },
+  function_call: { type: 'response.function_call_arguments.delta', after: '' },
+};
 
 /** https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage */
 function responsesUsage(usage: Usage): Json | null {
@@ -211,10 +221,15 @@ export function createResponsesResponseEncoder(options: ResponseEncoderOptions =
           const item = items.get(event.id);
           if (!item) return [];
           item.parts.push(event.delta);
-          const base = { item_id: item.itemId, output_index: item.outputIndex, delta: event.delta };
-          if (item.kind === 'reasoning') return [frame({ type: 'response.reasoning_summary_text.delta', ...base, summary_index: 0 })];
-          if (item.kind === 'message') return [frame({ type: 'response.output_text.delta', ...base, content_index: 0, logprobs: [] })];
-          return [frame({ type: 'response.function_call_arguments.delta', ...base })];
+          // The bytes of `frame({ type, item_id, output_index, delta, ...after })`, with everything but the delta and
+          // the sequence number stringified once per item: most of a stream is these frames, and a gateway re-encodes
+          // each one (encode-response.test.ts checks them byte for byte against the whole frame stringified).
+          if (item.deltaHead === undefined) {
+            const { type, after } = DELTA_FRAMES[item.kind];
+            item.deltaHead = `event: ${type}\ndata: {"type":"${type}","item_id":${JSON.stringify(item.itemId)},"output_index":${item.outputIndex},"delta":`;
+            item.deltaTail = `${after},"sequence_number":`;
+          }
+          return [`${item.deltaHead}${JSON.stringify(event.delta)}${item.deltaTail}${sequence++}}\n\n`];
         }
         case 'reasoning-end':
           return close(event.id, event.signature ?? ownEncrypted(event.providerState));

@@ -328,7 +328,9 @@ export async function answer(call: Call, options: GatewayOptions): Promise<Respo
           for (;;) {
             const pending = queued;
             queued = [];
-            const text = pending.flatMap(framesOf).join('');
+            // Concatenated as they come (no array of arrays per read, as flatMap and join would build).
+            let text = '';
+            for (const event of pending) for (const frame of framesOf(event)) text += frame;
             if (text !== '') {
               controller.enqueue(bytes.encode(text));
               return;
