@@ -162,6 +162,33 @@ function stoppedReason(): DOMException {
   return stopped;
 }
 
+/**
+ * Provider calls never follow a redirect. One is unexpected of an API, and following it would send the request's
+ * credentials on: the Fetch standard drops only `Authorization` when a redirect leaves the origin, so `x-api-key`
+ * (Anthropic), `x-goog-api-key` (Gemini), `api-key` (Azure) and a proxy's headers would reach the other address.
+ * Fetch is told 'error' (which also spares Node's fetch a copy of every request body: undici clones, by teeing its
+ * body, a request it may have to send again, ~50 µs a call); Workers take only 'follow' and 'manual', so there it is
+ * 'manual', and the 3xx answer is then refused the same way.
+ */
+const REDIRECT: RequestRedirect =
+  (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers' ? 'manual' : 'error';
+
+function redirected(providerName: string, status?: number): ParlanceError {
+  const answer = status === undefined ? 'a redirect' : `a redirect (HTTP ${status})`;
+  return new ParlanceError(
+    'invalid_response',
+    `${providerName} answered with ${answer}, which provider calls do not follow (it would carry the API key to another address): set the base URL to the address the API answers at`,
+    // No `status`: it would be the upstream's 3xx, which a server passing this error on must not answer with.
+    { retryable: false },
+  );
+}
+
+/** Whether fetch failed because the answer was a redirect it was told not to follow (undici: "unexpected redirect"). */
+function isRedirectFailure(error: unknown): boolean {
+  const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined;
+  return cause instanceof Error && cause.message === 'unexpected redirect';
+}
+
 function timeoutReason(message: string): Error {
   const error = new Error(message);
   error.name = 'TimeoutError';
@@ -208,6 +235,7 @@ export function createTransport(options: ProviderTransportOptions = {}): Transpo
       if (timedOut) {
         return { ok: false, error: new ParlanceError('timeout', `${providerName} sent no data within ${firstByteMs} ms`), retry: true };
       }
+      if (isRedirectFailure(error)) return { ok: false, error: redirected(providerName), retry: false };
       const message = redact(`Could not reach ${providerName}: ${describe(error)}`, secrets);
       return { ok: false, error: new ParlanceError('network', message, { cause: error }), retry: true };
     };
@@ -219,11 +247,19 @@ export function createTransport(options: ProviderTransportOptions = {}): Transpo
         headers: request.headers,
         body: request.body,
         signal: controller.signal,
+        redirect: REDIRECT,
       });
     } catch (error) {
       return thrown(error);
     }
 
+    if (response.status >= 300 && response.status < 400) {
+      // Only where fetch hands a redirect back ('manual'), or a 3xx that names no address.
+      response.body?.cancel().catch(() => {});
+      settle();
+      unlink();
+      return { ok: false, error: redirected(providerName, response.status), retry: false };
+    }
     if (!response.ok) {
       let text = '';
       try {
