@@ -133,9 +133,9 @@ export async function sdkParseMicrosPerDelta(dialect: DialectId, chunks: readonl
 
 /**
  * The SDK's parse split into what each delta costs and what is left per call: its parse of a short and of a
- * long answer (`short` and `long`, the chunks of answers of `shortDeltas` and `longDeltas` deltas), both
- * warmed up alike and measured in the same interleaved rounds (median of each), per call minus the raw reading;
- * per extra delta = the difference / the extra deltas.
+ * long answer (`short` and `long`, the chunks of answers of `shortDeltas` and `longDeltas` deltas), read in the
+ * same rounds (the same number of deltas each), each less the raw reading of the same chunks; per round, per extra
+ * delta = the difference per call / the extra deltas, per call = the short call less its deltas; the medians.
  *
  * @example
  * const { perExtra, perCall } = await sdkParseSplit('ollama_chat', chunks200, 200, chunks1000, 1000);
@@ -146,20 +146,23 @@ export async function sdkParseSplit(
   shortDeltas: number,
   long: readonly Uint8Array[],
   longDeltas: number,
-  { calls = 40, rounds = 7 } = {},
+  { calls = 40, rounds = 11 } = {},
 ): Promise<{ perExtra: number; perCall: number }> {
   const sides = [short, long].map((chunks) => ({ sdk: sdkConsumer(dialect, chunks), raw: rawConsumer(chunks) }));
-  const longCalls = Math.max(1, Math.round((calls * shortDeltas) / longDeltas));
+  const counts = [calls, Math.max(1, Math.round((calls * shortDeltas) / longDeltas))];
   for (const side of sides) for (let i = 0; i < 20; i++) await Promise.all([side.sdk(), side.raw()]);
-  const runs = sides.map(() => ({ sdk: [] as number[], raw: [] as number[] }));
+  const perExtra: number[] = [];
+  const perCall: number[] = [];
   for (let round = 0; round < rounds; round++) {
+    const parse: number[] = [];
     for (const [index, side] of sides.entries()) {
-      const n = index === 0 ? calls : longCalls;
-      runs[index]!.sdk.push(await cpuPerCall(side.sdk, n));
-      runs[index]!.raw.push(await cpuPerCall(side.raw, n));
+        const sdk = await cpuPerCall(side.sdk, counts[index]!);
+      const raw = await cpuPerCall(side.raw, counts[index]!);
+      parse.push(sdk - raw);
     }
+    const extra = (parse[1]! - parse[0]!) / (longDeltas - shortDeltas);
+    perExtra.push(extra);
+    perCall.push(parse[0]! - shortDeltas * extra);
   }
-  const [shortCall, longCall] = runs.map((r) => median(r.sdk) - median(r.raw)) as [number, number];
-  const perExtra = (longCall - shortCall) / (longDeltas - shortDeltas);
-  return { perExtra, perCall: shortCall - shortDeltas * perExtra };
+  return { perExtra: median(perExtra), perCall: median(perCall) };
 }

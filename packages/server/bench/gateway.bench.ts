@@ -50,6 +50,9 @@ const ROUNDS = 3;
 /** The long answers of the second table: this many times DELTAS, read this many times fewer per side. */
 const LONG_FACTOR = 5;
 const LONG = DELTAS * LONG_FACTOR;
+/** The second table's rounds, and the short answers each side reads per round. */
+const SPLIT_ROUNDS = Number(process.env.BENCH_SPLIT_ROUNDS ?? 11);
+const SPLIT_SHORT = 20;
 
 /** Caller dialect -> provider dialect. */
 const PAIRS: [DialectId, DialectId][] = [
@@ -149,6 +152,52 @@ async function pair(direct: () => Promise<Response>, through: () => Promise<Resp
   return [a!, b!];
 }
 
+/** A side of the split table: one call with a DELTAS-delta answer, one with a LONG-delta answer. */
+interface SplitSide {
+  short: () => Promise<unknown>;
+  long: () => Promise<unknown>;
+}
+
+/**
+ * CPU per extra delta and per call of each side, read in the same rounds: each round reads SPLIT_SHORT short and
+ * SPLIT_SHORT / LONG_FACTOR long answers per side (the same number of deltas), and gives that round's per extra delta, (per long call - per short call) / (LONG - DELTAS), and per
+ * call, the short call less DELTAS extra deltas. `difference` then takes, round by round, one side's figures less
+ * another's, and the median over the rounds: the sides' drifts (the JIT, the heap) cancel within a round.
+ */
+async function splitCosts(sides: SplitSide[], rounds = SPLIT_ROUNDS): Promise<{ perExtra: number[]; perCall: number[] }[]> {
+  const shortCalls = SPLIT_SHORT;
+  const longCalls = Math.max(1, Math.round(SPLIT_SHORT / LONG_FACTOR));
+  for (const side of sides) {
+    for (let i = 0; i < WARMUP; i++) await side.short();
+    for (let i = 0; i < Math.ceil(WARMUP / LONG_FACTOR); i++) await side.long();
+  }
+  const out = sides.map(() => ({ perExtra: [] as number[], perCall: [] as number[] }));
+  const batch = async (call: () => Promise<unknown>, n: number) => {
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) await call();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / n;
+  };
+  for (let round = 0; round < rounds; round++) {
+    // Rotate which side goes first.
+    for (let k = 0; k < sides.length; k++) {
+      const index = (round + k) % sides.length;
+      const side = sides[index]!;
+      const short = await batch(side.short, shortCalls);
+      const long = await batch(side.long, longCalls);
+      const perExtra = (long - short) / (LONG - DELTAS);
+      out[index]!.perExtra.push(perExtra);
+      out[index]!.perCall.push(short - DELTAS * perExtra);
+    }
+  }
+  return out;
+}
+
+/** Round by round, `a`'s figure less `b`'s; the median of those. */
+function difference(a: number[], b: number[]): number {
+  return median(a.map((value, round) => value - b[round]!));
+}
+
 function post(url: string, { path, body }: { path: string; body: unknown }, headers: Record<string, string> = {}) {
   return () => fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 }
@@ -206,9 +255,6 @@ async function main(): Promise<void> {
     ],
   ];
   const auth = { authorization: 'Bearer g' };
-  // Each long side: 7 rounds of 4 calls (a difference of two costs per call is read, so more rounds than above).
-  const LONG_ROUNDS = 7;
-  const longRequests = LONG_ROUNDS * 4;
   for (const [caller, provider] of PAIRS) {
     const mock: MockProviderServer = await serveMockProvider({ dialect: provider, script: [TURN] });
     const longMock: MockProviderServer = await serveMockProvider({ dialect: provider, script: [turnOf(LONG)] });
@@ -228,32 +274,30 @@ async function main(): Promise<void> {
     // The floor: the same provider's answer through a bare relay (in the provider's format), measured alike.
     const relay = await bareRelay(mock.url);
     const [directAgain, relayed] = await pair(post(mock.url, directBody(provider)), post(relay.url, directBody(provider)));
-    await relay.close();
     const relayAdded = perDelta(relayed) - perDelta(directAgain);
 
-    // The same three on answers LONG_FACTOR times as long (the `l` route and its own mock), fewer calls each.
-    const [directLong, throughLong] = await pair(post(longMock.url, directBody(provider)), post(served.url, callerBody(caller, true, 'l'), auth), longRequests, LONG_ROUNDS);
+    // The split: the same three sides on these answers and on answers LONG_FACTOR times as long (the `l` route
+    // and its own mock), in the same rounds.
+    const longRelay = await bareRelay(longMock.url);
+    const [directSplit, gatewaySplit, relaySplit] = await splitCosts([
+      { short: () => chunksOf(post(mock.url, directBody(provider))), long: () => chunksOf(post(longMock.url, directBody(provider))) },
+      { short: () => chunksOf(post(served.url, callerBody(caller), auth)), long: () => chunksOf(post(served.url, callerBody(caller, true, 'l'), auth)) },
+      { short: () => chunksOf(post(relay.url, directBody(provider))), long: () => chunksOf(post(longRelay.url, directBody(provider))) },
+    ]);
+    await longRelay.close();
+    await relay.close();
     const sentLong = await chunksOf(post(served.url, callerBody(caller, true, 'l'), auth));
     const sdkSplit = await sdkParseSplit(caller, sent, DELTAS, sentLong, LONG);
-    const relayLong = await bareRelay(longMock.url);
-    const [directLongAgain, relayedLong] = await pair(post(longMock.url, directBody(provider)), post(relayLong.url, directBody(provider)), longRequests, LONG_ROUNDS);
-    await relayLong.close();
-    /** A cost per call at DELTAS and at LONG deltas, split into what each extra delta adds and what is left per call. */
-    const split = (short: number, long: number) => {
-      const perExtra = (long - short) / (LONG - DELTAS);
-      return { perExtra, perCall: short - DELTAS * perExtra };
-    };
-    const gatewaySplit = split(through.callMicros - direct.callMicros, throughLong.callMicros - directLong.callMicros);
-    const relaySplit = split(relayed.callMicros - directAgain.callMicros, relayedLong.callMicros - directLongAgain.callMicros);
+    const addedExtra = difference(gatewaySplit!.perExtra, directSplit!.perExtra);
     splitRows.push([
       `${caller} -> ${provider}`,
-      gatewaySplit.perExtra.toFixed(2),
+      addedExtra.toFixed(2),
       sdkSplit.perExtra.toFixed(2),
-      `${(gatewaySplit.perExtra / sdkSplit.perExtra).toFixed(2)}x`,
-      relaySplit.perExtra.toFixed(2),
-      gatewaySplit.perCall.toFixed(0),
+      `${(addedExtra / sdkSplit.perExtra).toFixed(2)}x`,
+      difference(relaySplit!.perExtra, directSplit!.perExtra).toFixed(2),
+      difference(gatewaySplit!.perCall, directSplit!.perCall).toFixed(0),
       sdkSplit.perCall.toFixed(0),
-      relaySplit.perCall.toFixed(0),
+      difference(relaySplit!.perCall, directSplit!.perCall).toFixed(0),
       `${sent.length} / ${sentLong.length}`,
     ]);
     await longMock.close();
@@ -317,7 +361,7 @@ async function main(): Promise<void> {
   console.log(`Over HTTP on 127.0.0.1 (client, gateway and mock in one process; CPU = process user+system time; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}):`);
   console.log(table(httpRows));
   console.log(
-    `\nPer extra delta and per call: each side again on ${LONG}-delta answers (${longRequests} calls per side); per extra delta = (cost per call at ${LONG} - at ${DELTAS}) / ${LONG - DELTAS}, per call = the cost at ${DELTAS} less ${DELTAS} extra deltas`,
+    `\nPer extra delta and per call: each side reads ${DELTAS}- and ${LONG}-delta answers in the same rounds (${SPLIT_ROUNDS} rounds of ${SPLIT_SHORT} and ${SPLIT_SHORT / LONG_FACTOR} calls); per extra delta = (CPU per call at ${LONG} - at ${DELTAS}) / ${LONG - DELTAS}, per call = the CPU at ${DELTAS} less ${DELTAS} extra deltas; added = through it less direct, round by round, median`,
   );
   console.log(table(splitRows));
   console.log('\nIn process (no sockets): the translation alone');
