@@ -302,6 +302,15 @@ export function createTransport(options: ProviderTransportOptions = {}): Transpo
       return thrown(error);
     }
     settle();
+    // The body arrived whole (the upstream closed it and its last chunk was read): a cancel then has no request
+    // left to stop, and aborting one anyway costs a dispatch through fetch's own listeners (~40 µs a call on Node).
+    let complete = first.done;
+    reader.closed.then(
+      () => {
+        complete = true;
+      },
+      () => {},
+    );
     let failure: ParlanceError | undefined;
     let pending: Uint8Array | undefined = first.done ? undefined : first.value;
     let ended = first.done;
@@ -353,9 +362,11 @@ export function createTransport(options: ProviderTransportOptions = {}): Transpo
           // The consumer stopped (abort, break, or the decoder after a finish): close the upstream request too.
           // The body first (for fetch, cancelling it ends the request), then the signal for a fetch that only
           // watches that; both with a reason, so neither builds an AbortError of its own.
-          const why = reason ?? stoppedReason();
-          reader.cancel(why).catch(() => {});
-          controller.abort(why);
+          if (!complete) {
+            const why = reason ?? stoppedReason();
+            reader.cancel(why).catch(() => {});
+            controller.abort(why);
+          }
           release();
         },
       },

@@ -139,10 +139,14 @@ describe('the gateway', () => {
     expect(other.requests[0]?.body).not.toHaveProperty('seed');
   });
 
-  it('stops the provider stream when the caller goes away', async () => {
-    const provider = mockProviderServer({ dialect: 'openai_completions', script: [{ text: ['a ', 'b ', 'c ', 'd'], delayMs: 30 }] });
+  // Every caller format: a re-encoded stream, the same format passed through, and an Anthropic caller, whose
+  // message_start is held (at most HOLD_MS) for the input count a Chat Completions upstream reports at the end.
+  it.each(DIALECT_IDS.filter((id) => id !== 'bedrock_converse'))('stops the provider stream when the caller goes away (%s caller)', async (caller) => {
+    // Long enough (40 deltas 30 ms apart) that the caller leaves long before the provider would finish.
+    const provider = mockProviderServer({ dialect: 'openai_completions', script: [{ text: Array.from({ length: 40 }, (_, i) => `w${i} `), delayMs: 30 }] });
     let stopped = false;
-    // The provider's response body, watched: the gateway must cancel it (or abort the request).
+    let finished = false;
+    // The provider's response body, watched: the gateway must cancel it (or abort the request) before its end.
     const watched: ModelSpec = {
       ...target('openai_completions', provider),
       fetch: async (input, init) => {
@@ -152,8 +156,11 @@ describe('the gateway', () => {
         const body = new ReadableStream<Uint8Array>({
           async pull(controller) {
             const next = await reader.read();
-            if (next.done) controller.close();
-            else controller.enqueue(next.value);
+            if (next.done) {
+              // (A read pending when the body is cancelled ends as done too: that is not the provider finishing.)
+              if (!stopped) finished = true;
+              controller.close();
+            } else controller.enqueue(next.value);
           },
           cancel(reason) {
             stopped = true;
@@ -164,13 +171,16 @@ describe('the gateway', () => {
       },
     };
     const app = createGateway({ routes: { m: watched }, authorize: staticKeys({ k1: { id: 'a' } }) });
-    const response = await post(app, 'anthropic_messages', 'm', true);
+    const response = await post(app, caller, 'm', true);
+    expect(response.status).toBe(200);
     const reader = response.body!.getReader();
     const first = await reader.read();
-    expect(new TextDecoder().decode(first.value)).toContain('message_start');
+    expect(first.done).toBe(false);
+    expect(first.value!.byteLength).toBeGreaterThan(0);
     expect(stopped).toBe(false);
     await reader.cancel();
     await vi.waitFor(() => expect(stopped).toBe(true));
+    expect(finished).toBe(false);
   });
 
   it('streams incrementally: the caller reads the first delta while the provider is still answering', async () => {
