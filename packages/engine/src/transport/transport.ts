@@ -170,7 +170,7 @@ function stoppedReason(): DOMException {
  * body, a request it may have to send again, ~50 µs a call); Workers take only 'follow' and 'manual', so there it is
  * 'manual', and the 3xx answer is then refused the same way.
  */
-const REDIRECT: RequestRedirect =
+const REDIRECT: 'error' | 'manual' =
   (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers' ? 'manual' : 'error';
 
 function redirected(providerName: string, status?: number): ParlanceError {

@@ -141,7 +141,7 @@ describe('the gateway', () => {
 
   // Every caller format: a re-encoded stream, the same format passed through, and an Anthropic caller, whose
   // message_start is held (at most HOLD_MS) for the input count a Chat Completions upstream reports at the end.
-  it.each(DIALECT_IDS.filter((id) => id !== 'bedrock_converse'))('stops the provider stream when the caller goes away (%s caller)', async (caller) => {
+  it.each(DIALECT_IDS)('stops the provider stream when the caller goes away (%s caller)', async (caller) => {
     // Long enough (40 deltas 30 ms apart) that the caller leaves long before the provider would finish.
     const provider = mockProviderServer({ dialect: 'openai_completions', script: [{ text: Array.from({ length: 40 }, (_, i) => `w${i} `), delayMs: 30 }] });
     let stopped = false;
