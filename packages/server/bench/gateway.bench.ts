@@ -135,12 +135,12 @@ interface Run {
  * to REQUESTS calls (run one after the other, the first row's direct calls ran with a cold JIT and came out
  * 1.5x the later rows' for the same upstream, shrinking that row's added CPU).
  */
-async function pair(direct: () => Promise<Response>, through: () => Promise<Response>, requests = REQUESTS, rounds = ROUNDS): Promise<[Run, Run]> {
+async function pair(direct: () => Promise<Response>, through: () => Promise<Response>): Promise<[Run, Run]> {
   const sides = [direct, through];
   for (const side of sides) for (let i = 0; i < WARMUP; i++) await timed(side);
-  const per = Math.ceil(requests / rounds);
+  const per = Math.ceil(REQUESTS / ROUNDS);
   const runs = sides.map(() => ({ samples: [] as Sample[], rounds: [] as number[] }));
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < ROUNDS; round++) {
     for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
       const cpu = process.cpuUsage();
       for (let i = 0; i < per; i++) runs[index]!.samples.push(await timed(sides[index]!));
@@ -164,7 +164,7 @@ interface SplitSide {
  * call, the short call less DELTAS extra deltas. `difference` then takes, round by round, one side's figures less
  * another's, and the median over the rounds: the sides' drifts (the JIT, the heap) cancel within a round.
  */
-async function splitCosts(sides: SplitSide[], rounds = SPLIT_ROUNDS): Promise<{ perExtra: number[]; perCall: number[] }[]> {
+async function splitCosts(sides: SplitSide[]): Promise<{ perExtra: number[]; perCall: number[] }[]> {
   const shortCalls = SPLIT_SHORT;
   const longCalls = Math.max(1, Math.round(SPLIT_SHORT / LONG_FACTOR));
   for (const side of sides) {
@@ -178,7 +178,7 @@ async function splitCosts(sides: SplitSide[], rounds = SPLIT_ROUNDS): Promise<{ 
     const used = process.cpuUsage(before);
     return (used.user + used.system) / n;
   };
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < SPLIT_ROUNDS; round++) {
     // Rotate which side goes first.
     for (let k = 0; k < sides.length; k++) {
       const index = (round + k) % sides.length;

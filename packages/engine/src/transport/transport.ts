@@ -8,6 +8,7 @@
 import { ParlanceError } from '@parlance/protocol';
 import { httpError, type ErrorBodyParser } from './http-error.ts';
 import { redact } from './redact.ts';
+import { isRedirectFailure, isRedirectStatus, NO_REDIRECT } from './redirect.ts';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetryOptions, type RetryOptions } from './retry.ts';
 import { sleep as defaultSleep, type Sleep } from './sleep.ts';
 
@@ -162,17 +163,6 @@ function stoppedReason(): DOMException {
   return stopped;
 }
 
-/**
- * Provider calls never follow a redirect. One is unexpected of an API, and following it would send the request's
- * credentials on: the Fetch standard drops only `Authorization` when a redirect leaves the origin, so `x-api-key`
- * (Anthropic), `x-goog-api-key` (Gemini), `api-key` (Azure) and a proxy's headers would reach the other address.
- * Fetch is told 'error' (which also spares Node's fetch a copy of every request body: undici clones, by teeing its
- * body, a request it may have to send again, ~50 µs a call); Workers take only 'follow' and 'manual', so there it is
- * 'manual', and the 3xx answer is then refused the same way.
- */
-const REDIRECT: 'error' | 'manual' =
-  (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers' ? 'manual' : 'error';
-
 function redirected(providerName: string, status?: number): ParlanceError {
   const answer = status === undefined ? 'a redirect' : `a redirect (HTTP ${status})`;
   return new ParlanceError(
@@ -181,12 +171,6 @@ function redirected(providerName: string, status?: number): ParlanceError {
     // No `status`: it would be the upstream's 3xx, which a server passing this error on must not answer with.
     { retryable: false },
   );
-}
-
-/** Whether fetch failed because the answer was a redirect it was told not to follow (undici: "unexpected redirect"). */
-function isRedirectFailure(error: unknown): boolean {
-  const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined;
-  return cause instanceof Error && cause.message === 'unexpected redirect';
 }
 
 function timeoutReason(message: string): Error {
@@ -247,13 +231,13 @@ export function createTransport(options: ProviderTransportOptions = {}): Transpo
         headers: request.headers,
         body: request.body,
         signal: controller.signal,
-        redirect: REDIRECT,
+        redirect: NO_REDIRECT,
       });
     } catch (error) {
       return thrown(error);
     }
 
-    if (response.status >= 300 && response.status < 400) {
+    if (isRedirectStatus(response.status)) {
       // Only where fetch hands a redirect back ('manual'), or a 3xx that names no address.
       response.body?.cancel().catch(() => {});
       settle();
@@ -302,18 +286,17 @@ export function createTransport(options: ProviderTransportOptions = {}): Transpo
       return thrown(error);
     }
     settle();
-    // The body arrived whole (the upstream closed it and its last chunk was read): a cancel then has no request
+    let failure: ParlanceError | undefined;
+    let pending: Uint8Array | undefined = first.done ? undefined : first.value;
+    // The body arrived whole (the upstream closed it and its last chunk was read). A cancel then has no request
     // left to stop, and aborting one anyway costs a dispatch through fetch's own listeners (~40 µs a call on Node).
-    let complete = first.done;
+    let ended = first.done;
     reader.closed.then(
       () => {
-        complete = true;
+        ended = true;
       },
       () => {},
     );
-    let failure: ParlanceError | undefined;
-    let pending: Uint8Array | undefined = first.done ? undefined : first.value;
-    let ended = first.done;
     let released = false;
     const release = () => {
       if (released) return;
@@ -362,7 +345,7 @@ export function createTransport(options: ProviderTransportOptions = {}): Transpo
           // The consumer stopped (abort, break, or the decoder after a finish): close the upstream request too.
           // The body first (for fetch, cancelling it ends the request), then the signal for a fetch that only
           // watches that; both with a reason, so neither builds an AbortError of its own.
-          if (!complete) {
+          if (!ended) {
             const why = reason ?? stoppedReason();
             reader.cancel(why).catch(() => {});
             controller.abort(why);

@@ -4,6 +4,8 @@
  * `x-goog-api-key` and a proxy's own headers would go along), and one is unexpected of an API.
  */
 import { describe, expect, it } from 'vitest';
+import { generateKeyPairSync } from 'node:crypto';
+import { serviceAccountTokens } from '../../src/clouds/vertex/service-account.ts';
 import { anthropic, google, openai } from '../../src/providers/index.ts';
 import { ask, drain } from '../helpers.ts';
 import { serverPerTest } from './server.ts';
@@ -48,5 +50,25 @@ describe('a redirect from the provider', () => {
     const events = await drain(openai.model('gpt-5', { baseURL: provider.url, apiKey: KEY }).stream({ messages: ask('Hi') }));
     expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'invalid_response', retryable: false, message: expect.stringContaining('HTTP 300') });
     expect(provider.requests).toHaveLength(1);
+  });
+
+  it.each([307, 308])('%i from the Google token endpoint: the signed assertion is not sent on, and the token fails as authentication', async (status) => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const elsewhere = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"access_token":"stolen","expires_in":3600}');
+    });
+    const endpoint = await serve((_req, res) => {
+      res.writeHead(status, { location: `${elsewhere.url}/collect` });
+      res.end();
+    });
+    const tokens = serviceAccountTokens({ client_email: 'parlance@acme.iam.gserviceaccount.com', private_key: privateKey, token_uri: `${endpoint.url}/token` });
+    const error = await tokens.get().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toMatchObject({ code: 'authentication', retryable: false, message: expect.stringMatching(/answered with a redirect, which is not followed/) });
+    expect(endpoint.requests).toHaveLength(1);
+    expect(elsewhere.requests).toHaveLength(0);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { ParlanceError } from '@parlance/protocol';
 import { importPKCS8, SignJWT } from 'jose';
+import { isRedirectFailure, isRedirectStatus, NO_REDIRECT } from '../../transport/redirect.ts';
 
 /**
  * The OAuth scope every Vertex AI call needs.
@@ -74,6 +75,8 @@ export function serviceAccountFromEnv(env: Record<string, string | undefined>): 
   return id ? { client_email: email, private_key: key, private_key_id: id } : { client_email: email, private_key: key };
 }
 
+const REDIRECTED = 'the token endpoint answered with a redirect, which is not followed (it would carry the signed assertion to another address): set token_uri to the endpoint itself';
+
 function failed(message: string, status?: number): ParlanceError {
   return new ParlanceError('authentication', `Could not get a Google access token: ${message}`, { retryable: status !== undefined && status >= 500, ...(status ? { status } : {}) });
 }
@@ -115,9 +118,16 @@ export function serviceAccountTokens(key: ServiceAccountKey, options: ServiceAcc
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
+        // A 307 or 308 would send the signed assertion on to wherever it points (transport/redirect.ts).
+        redirect: NO_REDIRECT,
       });
     } catch (error) {
+      if (isRedirectFailure(error)) throw failed(REDIRECTED);
       throw new ParlanceError('network', `Could not reach the Google token endpoint: ${error instanceof Error ? error.message : String(error)}`, { retryable: true });
+    }
+    if (isRedirectStatus(response.status)) {
+      response.body?.cancel().catch(() => {});
+      throw failed(REDIRECTED);
     }
     const text = await response.text();
     let json: { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } = {};
