@@ -81,10 +81,19 @@ export interface DecoderOptions {
   toolCallIds?: 'first' | 'synthesize';
   /** Field names carrying reasoning text, in order of preference (Chat Completions). */
   reasoningFields?: readonly string[];
+  /**
+   * `false`: whoever reads the events takes the answer's text from the provider's bytes (a gateway
+   * passing a stream on unchanged), so text and reasoning deltas may be left out of the events where
+   * the decoder can tell one from its first bytes without parsing it: Anthropic's `text_delta` and
+   * `thinking_delta` in a block already open, in the form the API writes them. Everything else is
+   * decoded as always: blocks still start and end, and tool calls, signatures, usage, the finish and
+   * failures are the same events. Default `true` (every delta decoded).
+   */
+  textDeltas?: boolean;
 }
 
 /**
- * 
+ * How a dialect builds a request path: whether the call streams.
  *
  * @example
  * openaiResponses.path('gpt-5-mini', { stream: true }); // '/responses'

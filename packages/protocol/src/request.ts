@@ -136,6 +136,15 @@ export interface ModelCallOptions {
    * model sends a new one), so a caller can drop what an attempt that failed had sent.
    */
   onBytes?: (chunk: Uint8Array, from: Provenance) => void;
+  /**
+   * With `onBytes`: the dialect whose bytes the caller passes on unchanged, taking the answer's text
+   * from them (a gateway relaying a stream in its caller's format). A model that speaks it may leave
+   * text and reasoning deltas out of its events where its decoder can skip them unparsed (the
+   * dialects' `DecoderOptions.textDeltas`); blocks still start and end, and tool calls, usage, the
+   * finish and failures arrive as always. An attempt in another dialect (a fallback chain's next
+   * model) decodes everything, since its events are re-encoded.
+   */
+  relayDialect?: string;
 }
 
 /**

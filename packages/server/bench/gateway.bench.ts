@@ -29,7 +29,7 @@
  * delta is what a delta costs (the gateway's addition, the SDK's parse, the bare relay's), the rest per call.
  *
  * Run: `pnpm bench` in packages/server (after the load bench), or
- * `node --import tsx bench/gateway.bench.ts`. Knobs: BENCH_DELTAS (200), BENCH_REQUESTS (60).
+ * `node --import tsx bench/gateway.bench.ts`. Knobs: BENCH_DELTAS (200), BENCH_REQUESTS (60), BENCH_PAIRS (the pairs to run).
  * Exits non-zero only when the bench itself breaks, never because of a timing.
  */
 import { createServer } from 'node:http';
@@ -54,14 +54,16 @@ const LONG = DELTAS * LONG_FACTOR;
 const SPLIT_ROUNDS = Number(process.env.BENCH_SPLIT_ROUNDS ?? 11);
 const SPLIT_SHORT = 20;
 
-/** Caller dialect -> provider dialect. */
-const PAIRS: [DialectId, DialectId][] = [
-  ['openai_completions', 'anthropic_messages'],
-  ['anthropic_messages', 'anthropic_messages'],
-  ['openai_responses', 'google_gemini'],
-  ['google_gemini', 'openai_completions'],
-  ['ollama_chat', 'openai_responses'],
-];
+/** Caller dialect -> provider dialect. `BENCH_PAIRS=ollama_chat>openai_responses,...` runs only those. */
+const PAIRS: [DialectId, DialectId][] = (
+  [
+    ['openai_completions', 'anthropic_messages'],
+    ['anthropic_messages', 'anthropic_messages'],
+    ['openai_responses', 'google_gemini'],
+    ['google_gemini', 'openai_completions'],
+    ['ollama_chat', 'openai_responses'],
+  ] as [DialectId, DialectId][]
+).filter(([caller, provider]) => !process.env.BENCH_PAIRS || process.env.BENCH_PAIRS.split(',').includes(`${caller}>${provider}`));
 
 const turnOf = (deltas: number): ScriptedTurn => ({ text: Array.from({ length: deltas }, (_, i) => `word${i} `), usage: { inputTokens: 10, outputTokens: deltas } });
 const TURN = turnOf(DELTAS);

@@ -18,7 +18,7 @@ export const anthropicMessagesClient: ClientDialect = {
   path: () => '/v1/messages',
   encodeRequest: encodeAnthropicRequest,
   requestHeaders: anthropicRequestHeaders,
-  createDecoder: () => createAnthropicDecoder(),
+  createDecoder: (options) => createAnthropicDecoder(options),
   replayBody: replayAnthropicBody,
 };
 

@@ -29,7 +29,7 @@
 import type { Event, ProviderState } from '@parlance/protocol';
 import { googleRpcFailure } from '../shared/google-rpc-error.ts';
 import { createStreamState, guard, type StreamState } from '../shared/stream-state.ts';
-import type { Decoder } from '../types.ts';
+import type { Decoder, DecoderOptions } from '../types.ts';
 import { unwrapBedrock } from './bedrock.ts';
 import {
   errorCodeOf,
@@ -83,14 +83,28 @@ function isErrorResult(block: Json): boolean {
   return isObject(content) && typeof content.type === 'string' && content.type.endsWith('_error');
 }
 
+/** How every text and thinking delta the API writes begins (`textDeltas: false` skips those). */
+const DELTA_HEAD = '{"type":"content_block_delta","index":';
+const TEXT_DELTA = ',"delta":{"type":"text_delta","text":"';
+const THINKING_DELTA = ',"delta":{"type":"thinking_delta","thinking":"';
+
+/** Where `char` is in `data` before `end`, after only spaces and tabs; -1 if it is not there. */
+function closing(data: string, end: number, char: number): number {
+  let at = end - 1;
+  while (at >= 0 && (data.charCodeAt(at) === 32 || data.charCodeAt(at) === 9)) at--;
+  return at >= 0 && data.charCodeAt(at) === char ? at : -1;
+}
+
 /**
- * A decoder for one Messages API stream (what `anthropicMessages.createDecoder` gives).
+ * A decoder for one Messages API stream (what `anthropicMessages.createDecoder` gives). With
+ * `textDeltas: false` (`DecoderOptions`), text and thinking deltas of an open block are skipped unparsed.
  *
  * @example
  * const decoder = createAnthropicDecoder();
  * for (const wire of frames) for (const event of decoder.push(wire)) handle(event);
  */
-export function createAnthropicDecoder(): Decoder {
+export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
+  const skipText = options.textDeltas === false;
   const state: StreamState = createStreamState();
   const blocks = new Map<number, Block>();
   /** Tool names by call id, so a server tool's result can name its tool. */
@@ -366,10 +380,31 @@ export function createAnthropicDecoder(): Decoder {
     }
   }
 
+  /**
+   * Whether `data` is a text or thinking delta for a block already open as one, as the API writes it:
+   * `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"…"}}`. Read from its
+   * first bytes and its last (`"}}`, with the whitespace the API pads some events with before a
+   * brace), never parsed: anything else (another form, another delta type, a block not yet started)
+   * is decoded as usual.
+   */
+  function skippable(data: string): boolean {
+    if (!data.startsWith(DELTA_HEAD) || closing(data, closing(data, closing(data, data.length, 125), 125), 34) < 0) return false;
+    const first = DELTA_HEAD.length;
+    let at = first;
+    let index = 0;
+    for (let c = data.charCodeAt(at); c >= 48 && c <= 57 && at - first < 9; c = data.charCodeAt(++at)) index = index * 10 + c - 48;
+    if (at === first || (at - first > 1 && data.charCodeAt(first) === 48)) return false;
+    const kind = blocks.get(index)?.kind;
+    if (kind === 'text') return data.startsWith(TEXT_DELTA, at);
+    if (kind === 'thinking') return data.startsWith(THINKING_DELTA, at);
+    return false;
+  }
+
   return {
     push(wire) {
       const out: Event[] = [];
       if (state.finished) return out;
+      if (skipText && skippable(wire.data)) return out;
       if (wire.data.trim() === '') return out;
       // JSON.parse directly (not through parseJson) and the dispatch in a plain try: no result
       // object and no closure per event on the hot path (one event per argument fragment).

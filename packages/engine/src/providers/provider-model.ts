@@ -147,11 +147,13 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
     const decoderOptions =
       typeof definition.decoderOptions === 'function' ? definition.decoderOptions(modelId) : definition.decoderOptions;
     const { onBody, onBytes } = options;
+    // The caller takes this attempt's text from its bytes: its decoder may skip text deltas unparsed.
+    const relayed = onBytes !== undefined && options.relayDialect === wireId;
     // One `from` per call: a gateway tells this attempt's bytes from an earlier attempt's (a fallback).
     const from = { ...provenance };
     let events: AsyncIterable<Event> = whole
       ? decodeWholeResponse(dialect, opened, { signal: options.signal, decoderOptions, onBody: onBody && ((json) => onBody(json, provenance)) })
-      : decodeResponse(dialect, opened, { signal: options.signal, decoderOptions, onChunk: onBytes && ((chunk: Uint8Array) => onBytes(chunk, from)) });
+      : decodeResponse(dialect, opened, { signal: options.signal, decoderOptions: relayed ? { ...decoderOptions, textDeltas: false } : decoderOptions, onChunk: onBytes && ((chunk: Uint8Array) => onBytes(chunk, from)) });
     if (definition.modifyEvents) events = definition.modifyEvents(events, context);
     return events[Symbol.asyncIterator]();
     };

@@ -50,4 +50,49 @@ describe('a streaming provider model shows the bytes it reads', () => {
     await drain(model.stream({ messages: ask('hi') }, { onBytes: (_chunk, from) => again.push(from) }));
     expect(again[0]).not.toBe(seen[0]!.from);
   });
+
+  // `relayDialect`: the caller takes the text from the bytes. Anthropic's decoder then skips its text deltas
+  // (the one dialect whose deltas it can tell unparsed); every other event is as decoded, and a model of
+  // another dialect, or a call without `onBytes`, decodes everything.
+  const answer = (dialect: DialectId, modelId: string) =>
+    new TextEncoder().encode(
+      encodeResponseStream(
+        getDialect(dialect),
+        [
+          { type: 'message-start', responseId: 'r-1', model: modelId },
+          { type: 'text-start', id: 't' },
+          ...['Relayed', ' as', ' sent.'].map((delta) => ({ type: 'text-delta' as const, id: 't', delta })),
+          { type: 'text-end', id: 't' },
+          { type: 'finish', finishReason: 'stop', usage: { inputTokens: 4, outputTokens: 3 } },
+        ],
+        { model: modelId, responseId: 'r-1' },
+      ),
+    );
+  const call = async (dialect: DialectId, base: Provider, modelId: string, options: { relayDialect?: string; bytes?: boolean }) => {
+    const sent = answer(dialect, modelId);
+    const provider = base.withSettings({ apiKey: 'test-key-0123456789abcdef', baseURL: 'https://provider.test', dialect, retry: false, fetch: async () => new Response(sent) });
+    const chunks: Uint8Array[] = [];
+    const events = await drain(
+      provider.model(modelId).stream({ messages: ask('hi') }, { ...(options.bytes === false ? {} : { onBytes: (chunk: Uint8Array) => chunks.push(chunk) }), ...(options.relayDialect ? { relayDialect: options.relayDialect } : {}) }),
+    );
+    return { events, chunks, sent };
+  };
+
+  it('relayDialect anthropic_messages: an Anthropic model leaves its text deltas out, and nothing else', async () => {
+    const full = await call('anthropic_messages', anthropic, 'claude-sonnet-4-5', {});
+    const relayed = await call('anthropic_messages', anthropic, 'claude-sonnet-4-5', { relayDialect: 'anthropic_messages' });
+    expect(full.events.filter((event) => event.type === 'text-delta')).toHaveLength(3);
+    expect(relayed.events).toEqual(full.events.filter((event) => event.type !== 'text-delta'));
+    expect(Buffer.concat(relayed.chunks).equals(Buffer.from(relayed.sent))).toBe(true);
+    expect(relayed.events.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop', usage: { inputTokens: 4, outputTokens: 3 } });
+  });
+
+  it.each([
+    ['another dialect relayed', 'anthropic_messages' as DialectId, anthropic, 'claude-sonnet-4-5', { relayDialect: 'openai_completions' }],
+    ['relayDialect without onBytes', 'anthropic_messages' as DialectId, anthropic, 'claude-sonnet-4-5', { relayDialect: 'anthropic_messages', bytes: false }],
+    ...PROVIDERS.filter(([dialect]) => dialect !== 'anthropic_messages').map(([dialect, base, modelId]) => [`${dialect} relayed as itself`, dialect, base, modelId, { relayDialect: dialect }] as const),
+  ])('%s: every text delta decoded', async (_name, dialect, base, modelId, options) => {
+    const { events } = await call(dialect, base, modelId, options);
+    expect((await collectResponse(events)).message.parts).toMatchObject([{ type: 'text', text: 'Relayed as sent.' }]);
+  });
 });

@@ -137,7 +137,7 @@ function upstream(call: Call, into: { last?: UpstreamBody; relay?: ByteRelay }):
   const options: ModelCallOptions = !call.stream
     ? { signal: call.signal, stream: false, onBody: (body, from) => (into.last = { body, from }) }
     : relay
-      ? { signal: call.signal, onBytes: relay.see }
+      ? { signal: call.signal, onBytes: relay.see, relayDialect: call.dialect.id }
       : { signal: call.signal };
   const source = call.model.stream(request, options)[Symbol.asyncIterator]();
   // Named after sealing: the sealer tells foreign state by the caller's dialect key, which naming adds.

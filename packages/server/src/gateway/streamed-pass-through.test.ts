@@ -66,6 +66,16 @@ function chunked(text: string, size = 97, onCancel?: () => void, fail?: Error): 
 const streaming = (dialect: DialectId, text: string, onCancel?: () => void, fail?: Error) => () =>
   new Response(chunked(text, 97, onCancel, fail), { headers: { 'content-type': CONTENT_TYPE[dialect] } });
 
+/** The text of an Anthropic stream: its text deltas, joined. */
+function anthropicText(sse: string): string {
+  return sse
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)) as { type: string; delta?: { type: string; text?: string } })
+    .map((event) => (event.type === 'content_block_delta' && event.delta?.type === 'text_delta' ? event.delta.text : ''))
+    .join('');
+}
+
 /** The caller's request options that make a stream pass-through-able (Chat Completions: the usage chunk asked for). */
 const USAGE = { stream_options: { include_usage: true } };
 
@@ -141,6 +151,23 @@ describe("a streamed caller of the provider's own API gets the provider's bytes"
       authorize,
     });
     expect(await (await post(app, 'anthropic_messages', 'm', true)).text()).toBe(RECORDED.anthropic_messages.text);
+  });
+
+  // The relay has the upstream decoder skip text deltas it can tell unparsed (Anthropic's): only for a model of the
+  // caller's API, whose bytes the caller gets; a fallback to another API's model is decoded whole and re-encoded.
+  it.each([
+    ['an HTTP 529', () => Response.json({ type: 'error', error: { type: 'overloaded_error', message: 'Busy' } }, { status: 529 })],
+    [
+      'an error event after message_start',
+      streaming('anthropic_messages', `${RECORDED.anthropic_messages.text.split('event: content_block_start')[0]!}event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Busy"}}\n\n`),
+    ],
+  ])("an Anthropic caller whose Anthropic model fails (%s) before content gets another API's answer whole", async (_name, failing) => {
+    const second = RECORDED.openai_completions.text;
+    const chain = createGateway({ routes: { m: [target('anthropic_messages', failing, 'first'), target('openai_completions', streaming('openai_completions', second), 'second')] }, authorize });
+    const alone = createGateway({ routes: { m: target('openai_completions', streaming('openai_completions', second), 'second') }, authorize });
+    const text = anthropicText(await (await post(chain, 'anthropic_messages', 'm', true)).text());
+    expect(text.length).toBeGreaterThan(20);
+    expect(text).toBe(anthropicText(await (await post(alone, 'anthropic_messages', 'm', true)).text()));
   });
 
   it('a failure before any content is still the caller-format HTTP error, with the Retry-After', async () => {
