@@ -87,10 +87,11 @@ describe('a streaming provider model shows the bytes it reads', () => {
     expect(relayed.events.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop', usage: { inputTokens: 4, outputTokens: 3 } });
   });
 
-  it.each([
-    ['another dialect relayed', 'anthropic_messages' as DialectId, anthropic, 'claude-sonnet-4-5', { relayDialect: 'openai_completions' }],
-    ['relayDialect without onBytes', 'anthropic_messages' as DialectId, anthropic, 'claude-sonnet-4-5', { relayDialect: 'anthropic_messages', bytes: false }],
-    ...PROVIDERS.filter(([dialect]) => dialect !== 'anthropic_messages').map(([dialect, base, modelId]) => [`${dialect} relayed as itself`, dialect, base, modelId, { relayDialect: dialect }] as const),
+  type Case = [string, DialectId, Provider, string, { relayDialect?: string; bytes?: boolean }];
+  it.each<Case>([
+    ['another dialect relayed', 'anthropic_messages', anthropic, 'claude-sonnet-4-5', { relayDialect: 'openai_completions' }],
+    ['relayDialect without onBytes', 'anthropic_messages', anthropic, 'claude-sonnet-4-5', { relayDialect: 'anthropic_messages', bytes: false }],
+    ...PROVIDERS.filter(([dialect]) => dialect !== 'anthropic_messages').map(([dialect, base, modelId]): Case => [`${dialect} relayed as itself`, dialect, base, modelId, { relayDialect: dialect }]),
   ])('%s: every text delta decoded', async (_name, dialect, base, modelId, options) => {
     const { events } = await call(dialect, base, modelId, options);
     expect((await collectResponse(events)).message.parts).toMatchObject([{ type: 'text', text: 'Relayed as sent.' }]);
