@@ -84,8 +84,9 @@ export interface DecoderOptions {
   /**
    * `false`: whoever reads the events takes the answer's text from the provider's bytes (a gateway
    * passing a stream on unchanged), so text and reasoning deltas may be left out of the events where
-   * the decoder can tell one from its first bytes without parsing it: Anthropic's `text_delta` and
-   * `thinking_delta` in a block already open, in the form the API writes them. Everything else is
+   * the decoder can tell one from its first bytes and its last without parsing it, in the form the API
+   * writes it: Anthropic's `text_delta` and `thinking_delta` of an open block, and Ollama's lines that
+   * only add text to an open text block. Everything else is
    * decoded as always: blocks still start and end, and tool calls, signatures, usage, the finish and
    * failures are the same events. Default `true` (every delta decoded).
    */

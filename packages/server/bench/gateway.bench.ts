@@ -52,18 +52,18 @@ const LONG_FACTOR = 5;
 const LONG = DELTAS * LONG_FACTOR;
 /** The second table's rounds, and the short answers each side reads per round. */
 const SPLIT_ROUNDS = Number(process.env.BENCH_SPLIT_ROUNDS ?? 11);
-const SPLIT_SHORT = 20;
+const SPLIT_SHORT = Number(process.env.BENCH_SPLIT_SHORT ?? 20);
 
-/** Caller dialect -> provider dialect. `BENCH_PAIRS=ollama_chat>openai_responses,...` runs only those. */
-const PAIRS: [DialectId, DialectId][] = (
-  [
-    ['openai_completions', 'anthropic_messages'],
-    ['anthropic_messages', 'anthropic_messages'],
-    ['openai_responses', 'google_gemini'],
-    ['google_gemini', 'openai_completions'],
-    ['ollama_chat', 'openai_responses'],
-  ] as [DialectId, DialectId][]
-).filter(([caller, provider]) => !process.env.BENCH_PAIRS || process.env.BENCH_PAIRS.split(',').includes(`${caller}>${provider}`));
+/** Caller dialect -> provider dialect: one pair per caller format. `BENCH_PAIRS=ollama_chat>ollama_chat,...` runs those instead. */
+const PAIRS: [DialectId, DialectId][] = process.env.BENCH_PAIRS
+  ? process.env.BENCH_PAIRS.split(',').map((pair) => pair.split('>') as [DialectId, DialectId])
+  : [
+      ['openai_completions', 'anthropic_messages'],
+      ['anthropic_messages', 'anthropic_messages'],
+      ['openai_responses', 'google_gemini'],
+      ['google_gemini', 'openai_completions'],
+      ['ollama_chat', 'openai_responses'],
+    ];
 
 const turnOf = (deltas: number): ScriptedTurn => ({ text: Array.from({ length: deltas }, (_, i) => `word${i} `), usage: { inputTokens: 10, outputTokens: deltas } });
 const TURN = turnOf(DELTAS);

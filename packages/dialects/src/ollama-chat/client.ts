@@ -17,7 +17,7 @@ export const ollamaChatClient: ClientDialect = {
   framing: 'ndjson',
   path: () => '/api/chat',
   encodeRequest: encodeOllamaRequest,
-  createDecoder: () => createOllamaDecoder(),
+  createDecoder: (options) => createOllamaDecoder(options),
   // With `stream: false` the body is the stream's last line (`done: true`) holding the whole message:
   // https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-no-streaming
   replayBody: (body: unknown): WireEvent[] => [{ data: JSON.stringify(body) }],

@@ -21,7 +21,7 @@
  */
 import type { ErrorCode, Event, FinishReason, Usage } from '@parlance/protocol';
 import { createStreamState, guard, parseJson } from '../shared/stream-state.ts';
-import type { Decoder, DecoderFailure, WireEvent } from '../types.ts';
+import type { Decoder, DecoderFailure, DecoderOptions, WireEvent } from '../types.ts';
 import { blockId } from '../shared/block-id.ts';
 
 type Json = Record<string, unknown>;
@@ -58,7 +58,20 @@ function argumentsOf(value: unknown): unknown {
   return {};
 }
 
-export function createOllamaDecoder(): Decoder {
+/** A line that only carries answer text, as Ollama writes it (`textDeltas: false` skips those). */
+const TEXT_LINE = /^\{"model":"[^"\\]*","created_at":"[^"\\]*","message":\{"role":"assistant","content":"(?:[^"\\]|\\.)*"\},"done":false\}$/;
+const TEXT_LINE_TAIL = '"},"done":false}';
+
+/**
+ * A decoder for one `/api/chat` stream (what `ollamaChat.createDecoder` gives). With `textDeltas: false`
+ * (`DecoderOptions`), a line that only adds text to the text block already open is skipped unparsed.
+ *
+ * @example
+ * const decoder = createOllamaDecoder();
+ * for (const line of lines) for (const event of decoder.push({ data: line })) handle(event);
+ */
+export function createOllamaDecoder(options: DecoderOptions = {}): Decoder {
+  const skipText = options.textDeltas === false;
   const state = createStreamState();
   let block: { kind: 'text' | 'reasoning'; id: string } | undefined;
   const counts = { text: 0, reasoning: 0, call: 0 };
@@ -129,10 +142,20 @@ export function createOllamaDecoder(): Decoder {
     state.finish(out, mapDoneReason(raw, sawToolCall), raw);
   }
 
+  /**
+   * Whether `data` is a line whose only effect is more text in the open text block:
+   * `{"model":"…","created_at":"…","message":{"role":"assistant","content":"…"},"done":false}`, matched, never
+   * parsed. Anything else (thinking, tool calls, the last line, other fields, the text's first line) is
+   * decoded as usual.
+   */
+  function skippable(data: string): boolean {
+    return block?.kind === 'text' && data.endsWith(TEXT_LINE_TAIL) && TEXT_LINE.test(data);
+  }
+
   return {
     push(wire: WireEvent) {
       const out: Event[] = [];
-      if (state.finished) return out;
+      if (state.finished || (skipText && skippable(wire.data))) return out;
       return guard(state, out, () => {
         const data = wire.data.trim();
         if (data === '') return;

@@ -51,9 +51,9 @@ describe('a streaming provider model shows the bytes it reads', () => {
     expect(again[0]).not.toBe(seen[0]!.from);
   });
 
-  // `relayDialect`: the caller takes the text from the bytes. Anthropic's decoder then skips its text deltas
-  // (the one dialect whose deltas it can tell unparsed); every other event is as decoded, and a model of
-  // another dialect, or a call without `onBytes`, decodes everything.
+  // `relayDialect`: the caller takes the text from the bytes. The Anthropic and Ollama decoders then skip the
+  // text deltas they can tell unparsed (Ollama's first, which opens the block, is decoded); every other event
+  // is as decoded, and a model of another dialect, or a call without `onBytes`, decodes everything.
   const answer = (dialect: DialectId, modelId: string) =>
     new TextEncoder().encode(
       encodeResponseStream(
@@ -78,11 +78,14 @@ describe('a streaming provider model shows the bytes it reads', () => {
     return { events, chunks, sent };
   };
 
-  it('relayDialect anthropic_messages: an Anthropic model leaves its text deltas out, and nothing else', async () => {
-    const full = await call('anthropic_messages', anthropic, 'claude-sonnet-4-5', {});
-    const relayed = await call('anthropic_messages', anthropic, 'claude-sonnet-4-5', { relayDialect: 'anthropic_messages' });
+  it.each([
+    ['anthropic_messages', anthropic, 'claude-sonnet-4-5', []],
+    ['ollama_chat', ollama, 'llama3.2', ['Relayed']],
+  ] as const)('relayDialect %s: the model leaves its text deltas out, and nothing else', async (dialect, base, modelId, kept) => {
+    const full = await call(dialect, base, modelId, {});
+    const relayed = await call(dialect, base, modelId, { relayDialect: dialect });
     expect(full.events.filter((event) => event.type === 'text-delta')).toHaveLength(3);
-    expect(relayed.events).toEqual(full.events.filter((event) => event.type !== 'text-delta'));
+    expect(relayed.events).toEqual(full.events.filter((event) => event.type !== 'text-delta' || (kept as readonly string[]).includes(event.delta)));
     expect(Buffer.concat(relayed.chunks).equals(Buffer.from(relayed.sent))).toBe(true);
     expect(relayed.events.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop', usage: { inputTokens: 4, outputTokens: 3 } });
   });
@@ -91,7 +94,7 @@ describe('a streaming provider model shows the bytes it reads', () => {
   it.each<Case>([
     ['another dialect relayed', 'anthropic_messages', anthropic, 'claude-sonnet-4-5', { relayDialect: 'openai_completions' }],
     ['relayDialect without onBytes', 'anthropic_messages', anthropic, 'claude-sonnet-4-5', { relayDialect: 'anthropic_messages', bytes: false }],
-    ...PROVIDERS.filter(([dialect]) => dialect !== 'anthropic_messages').map(([dialect, base, modelId]): Case => [`${dialect} relayed as itself`, dialect, base, modelId, { relayDialect: dialect }]),
+    ...PROVIDERS.filter(([dialect]) => dialect !== 'anthropic_messages' && dialect !== 'ollama_chat').map(([dialect, base, modelId]): Case => [`${dialect} relayed as itself`, dialect, base, modelId, { relayDialect: dialect }]),
   ])('%s: every text delta decoded', async (_name, dialect, base, modelId, options) => {
     const { events } = await call(dialect, base, modelId, options);
     expect((await collectResponse(events)).message.parts).toMatchObject([{ type: 'text', text: 'Relayed as sent.' }]);
