@@ -13,7 +13,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
-import type { DialectId } from '@parlance/dialects';
+import { createFramer, type DialectId, getDialect } from '@parlance/dialects';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { median } from './stats.ts';
@@ -140,25 +140,71 @@ export async function sdkParseMicrosPerDelta(dialect: DialectId, chunks: readonl
  * @example
  * const { perExtra, perCall } = await sdkParseSplit('ollama_chat', chunks200, 200, chunks1000, 1000);
  */
-export async function sdkParseSplit(
+export function sdkParseSplit(
   dialect: DialectId,
+  short: readonly Uint8Array[],
+  shortDeltas: number,
+  long: readonly Uint8Array[],
+  longDeltas: number,
+  options: { calls?: number; rounds?: number } = {},
+): Promise<{ perExtra: number; perCall: number }> {
+  return parseSplit((chunks) => sdkConsumer(dialect, chunks), short, shortDeltas, long, longDeltas, options);
+}
+
+/**
+ * The least a gateway that translates must do with each event of the upstream's stream, and nothing more: the bytes
+ * decoded to text, split into events (the dialects' framer), and each event's JSON parsed. No decoder state, no
+ * protocol events, no encoding for the caller: with what a bare relay adds, a floor under any translating gateway.
+ *
+ * @example
+ * await jsonParseConsumer('openai_responses', chunks)(); // the number of events parsed
+ */
+export function jsonParseConsumer(dialect: DialectId, chunks: readonly Uint8Array[]): Consume {
+  const fetchFn = replaying(chunks, 'text/event-stream');
+  const framing = getDialect(dialect).framing;
+  return async () => {
+    const reader = (await fetchFn('http://sdk.bench')).body!.getReader();
+    const text = new TextDecoder();
+    const framer = createFramer(framing);
+    let n = 0;
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      for (const wire of framer.push(text.decode(read.value, { stream: true }))) if (wire.data !== '[DONE]' && wire.data.trim() !== '' && JSON.parse(wire.data)) n++;
+    }
+    return n;
+  };
+}
+
+/** `jsonParseConsumer`'s CPU on a short and a long answer of the upstream, split as `sdkParseSplit` splits the SDK's. */
+export function jsonParseSplit(
+  dialect: DialectId,
+  short: readonly Uint8Array[],
+  shortDeltas: number,
+  long: readonly Uint8Array[],
+  longDeltas: number,
+  options: { calls?: number; rounds?: number } = {},
+): Promise<{ perExtra: number; perCall: number }> {
+  return parseSplit((chunks) => jsonParseConsumer(dialect, chunks), short, shortDeltas, long, longDeltas, options);
+}
+
+async function parseSplit(
+  consumer: (chunks: readonly Uint8Array[]) => Consume,
   short: readonly Uint8Array[],
   shortDeltas: number,
   long: readonly Uint8Array[],
   longDeltas: number,
   { calls = 40, rounds = 11 } = {},
 ): Promise<{ perExtra: number; perCall: number }> {
-  const sides = [short, long].map((chunks) => ({ sdk: sdkConsumer(dialect, chunks), raw: rawConsumer(chunks) }));
+  const sides = [short, long].map((chunks) => ({ parse: consumer(chunks), raw: rawConsumer(chunks) }));
   const counts = [calls, Math.max(1, Math.round((calls * shortDeltas) / longDeltas))];
-  for (const side of sides) for (let i = 0; i < 20; i++) await Promise.all([side.sdk(), side.raw()]);
+  for (const side of sides) for (let i = 0; i < 20; i++) await Promise.all([side.parse(), side.raw()]);
   const perExtra: number[] = [];
   const perCall: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const parse: number[] = [];
     for (const [index, side] of sides.entries()) {
-        const sdk = await cpuPerCall(side.sdk, counts[index]!);
+        const parsed = await cpuPerCall(side.parse, counts[index]!);
       const raw = await cpuPerCall(side.raw, counts[index]!);
-      parse.push(sdk - raw);
+      parse.push(parsed - raw);
     }
     const extra = (parse[1]! - parse[0]!) / (longDeltas - shortDeltas);
     perExtra.push(extra);

@@ -40,7 +40,7 @@ import { getDialect, type DialectId } from '@parlance/dialects';
 import { mockProviderServer, serveMockProvider, type MockProviderServer, type ScriptedTurn } from '@parlance/testing';
 import { createGateway, staticKeys } from '../src/gateway/index.ts';
 import { PROVIDER } from '../test/gateway-providers.ts';
-import { sdkParseMicrosPerDelta, sdkParseSplit } from './client-parse.ts';
+import { jsonParseSplit, sdkParseMicrosPerDelta, sdkParseSplit } from './client-parse.ts';
 import { median, ms, percentile, table } from './stats.ts';
 
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 200);
@@ -51,8 +51,8 @@ const ROUNDS = 3;
 const LONG_FACTOR = 5;
 const LONG = DELTAS * LONG_FACTOR;
 /** The second table's rounds, and the short answers each side reads per round. */
-const SPLIT_ROUNDS = Number(process.env.BENCH_SPLIT_ROUNDS ?? 11);
-const SPLIT_SHORT = Number(process.env.BENCH_SPLIT_SHORT ?? 20);
+const SPLIT_ROUNDS = Number(process.env.BENCH_SPLIT_ROUNDS ?? 21);
+const SPLIT_SHORT = Number(process.env.BENCH_SPLIT_SHORT ?? 60);
 
 /** Caller dialect -> provider dialect: one pair per caller format. `BENCH_PAIRS=ollama_chat>ollama_chat,...` runs those instead. */
 const PAIRS: [DialectId, DialectId][] = process.env.BENCH_PAIRS
@@ -250,6 +250,8 @@ async function main(): Promise<void> {
       "caller SDK's parse µs per extra delta",
       'added / SDK parse, per extra delta',
       'bare relay added µs per extra delta',
+      "floor per extra delta: bare relay + the upstream's JSON parsed",
+      'floor / SDK parse',
       'added µs per call (the rest)',
       "caller SDK's parse µs per call (the rest)",
       'bare relay added µs per call (the rest)',
@@ -291,12 +293,21 @@ async function main(): Promise<void> {
     const sentLong = await chunksOf(post(served.url, callerBody(caller, true, 'l'), auth));
     const sdkSplit = await sdkParseSplit(caller, sent, DELTAS, sentLong, LONG);
     const addedExtra = difference(gatewaySplit!.perExtra, directSplit!.perExtra);
+    const relayExtra = difference(relaySplit!.perExtra, directSplit!.perExtra);
+    // A translating gateway's floor: the hop, and the upstream's events parsed (a pass-through need not parse them).
+    const upstreamJson =
+      caller === provider
+        ? undefined
+        : await jsonParseSplit(provider, await chunksOf(post(mock.url, directBody(provider))), DELTAS, await chunksOf(post(longMock.url, directBody(provider))), LONG);
+    const floor = upstreamJson ? Math.max(0, relayExtra) + upstreamJson.perExtra : undefined;
     splitRows.push([
       `${caller} -> ${provider}`,
       addedExtra.toFixed(2),
       sdkSplit.perExtra.toFixed(2),
       `${(addedExtra / sdkSplit.perExtra).toFixed(2)}x`,
-      difference(relaySplit!.perExtra, directSplit!.perExtra).toFixed(2),
+      relayExtra.toFixed(2),
+      floor === undefined ? '(pass-through)' : floor.toFixed(2),
+      floor === undefined ? '' : `${(floor / sdkSplit.perExtra).toFixed(2)}x`,
       difference(gatewaySplit!.perCall, directSplit!.perCall).toFixed(0),
       sdkSplit.perCall.toFixed(0),
       difference(relaySplit!.perCall, directSplit!.perCall).toFixed(0),
