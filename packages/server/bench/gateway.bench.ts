@@ -27,6 +27,9 @@
  * mock sends a whole answer in one or two socket reads, so at 200 deltas the first dominates. A second table
  * separates them: each side is measured again on answers LONG_FACTOR times as long, and the difference per extra
  * delta is what a delta costs (the gateway's addition, the SDK's parse, the bare relay's), the rest per call.
+ * For a translated pair it also gives a floor under any translating gateway, per extra delta: what the bare relay
+ * adds plus parsing the upstream's events (`jsonParseSplit`: the bytes to text, framed, each event's JSON parsed;
+ * nothing decoded, nothing encoded), as a multiple of the caller's SDK parse.
  *
  * Run: `pnpm bench` in packages/server (after the load bench), or
  * `node --import tsx bench/gateway.bench.ts`. Knobs: BENCH_DELTAS (200), BENCH_REQUESTS (60), BENCH_PAIRS (the pairs to run).
