@@ -142,7 +142,8 @@ export interface ModelCallOptions {
    * text and reasoning deltas out of its events where its decoder can skip them unparsed (the
    * dialects' `DecoderOptions.textDeltas`); blocks still start and end, and tool calls, usage, the
    * finish and failures arrive as always. An attempt in another dialect (a fallback chain's next
-   * model) decodes everything, since its events are re-encoded.
+   * model) decodes everything, since its events are re-encoded, as does a provider with its own
+   * `modifyEvents`.
    */
   relayDialect?: string;
 }

@@ -147,8 +147,9 @@ export function createProviderModel(definition: ProviderDefinition, modelId: str
     const decoderOptions =
       typeof definition.decoderOptions === 'function' ? definition.decoderOptions(modelId) : definition.decoderOptions;
     const { onBody, onBytes } = options;
-    // The caller takes this attempt's text from its bytes: its decoder may skip text deltas unparsed.
-    const relayed = onBytes !== undefined && options.relayDialect === wireId;
+    // The caller takes this attempt's text from its bytes: its decoder may skip text deltas unparsed
+    // (not when the provider's own `modifyEvents` reads the events).
+    const relayed = onBytes !== undefined && options.relayDialect === wireId && !definition.modifyEvents;
     // One `from` per call: a gateway tells this attempt's bytes from an earlier attempt's (a fallback).
     const from = { ...provenance };
     let events: AsyncIterable<Event> = whole

@@ -5,7 +5,7 @@
 import { type DialectId, encodeResponseStream, getDialect } from '@parlance/dialects';
 import { collectResponse } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
-import { anthropic, google, ollama, openai, type Provider } from '../../src/providers/index.ts';
+import { anthropic, defineProvider, google, ollama, openai, type Provider } from '../../src/providers/index.ts';
 import { ask, drain } from '../helpers.ts';
 
 const PROVIDERS: [DialectId, Provider, string][] = [
@@ -99,4 +99,27 @@ describe('a streaming provider model shows the bytes it reads', () => {
     const { events } = await call(dialect, base, modelId, options);
     expect((await collectResponse(events)).message.parts).toMatchObject([{ type: 'text', text: 'Relayed as sent.' }]);
   });
+
+  it("a provider whose own modifyEvents reads the events gets every text delta, relayed or not", async () => {
+    const sent = answer('anthropic_messages', 'claude-sonnet-4-5');
+    const seen: string[] = [];
+    const mine = defineProvider(
+      {
+        id: 'mine',
+        baseURL: 'https://provider.test',
+        auth: 'none',
+        dialect: 'anthropic_messages',
+        async *modifyEvents(events) {
+          for await (const event of events) {
+            if (event.type === 'text-delta') seen.push(event.delta);
+            yield event;
+          }
+        },
+      },
+      { retry: false, fetch: async () => new Response(sent) },
+    );
+    await drain(mine.model('claude-sonnet-4-5').stream({ messages: ask('hi') }, { onBytes: () => {}, relayDialect: 'anthropic_messages' }));
+    expect(seen).toEqual(['Relayed', ' as', ' sent.']);
+  });
 });
+
