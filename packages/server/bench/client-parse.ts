@@ -132,26 +132,6 @@ export async function sdkParseMicrosPerDelta(dialect: DialectId, chunks: readonl
 }
 
 /**
- * The SDK's parse split into what each delta costs and what is left per call: its parse of a short and of a
- * long answer (`short` and `long`, the chunks of answers of `shortDeltas` and `longDeltas` deltas), read in the
- * same rounds (the same number of deltas each), each less the raw reading of the same chunks; per round, per extra
- * delta = the difference per call / the extra deltas, per call = the short call less its deltas; the medians.
- *
- * @example
- * const { perExtra, perCall } = await sdkParseSplit('ollama_chat', chunks200, 200, chunks1000, 1000);
- */
-export function sdkParseSplit(
-  dialect: DialectId,
-  short: readonly Uint8Array[],
-  shortDeltas: number,
-  long: readonly Uint8Array[],
-  longDeltas: number,
-  options: { calls?: number; rounds?: number } = {},
-): Promise<{ perExtra: number; perCall: number }> {
-  return parseSplit((chunks) => sdkConsumer(dialect, chunks), short, shortDeltas, long, longDeltas, options);
-}
-
-/**
  * The least a gateway that translates must do with each event of the upstream's stream, and nothing more: the bytes
  * decoded to text, split into events (the dialects' framer), and each event's JSON parsed. No decoder state, no
  * protocol events, no encoding for the caller: with what a bare relay adds, a floor under any translating gateway.
@@ -174,19 +154,17 @@ export function jsonParseConsumer(dialect: DialectId, chunks: readonly Uint8Arra
   };
 }
 
-/** `jsonParseConsumer`'s CPU on a short and a long answer of the upstream, split as `sdkParseSplit` splits the SDK's. */
-export function jsonParseSplit(
-  dialect: DialectId,
-  short: readonly Uint8Array[],
-  shortDeltas: number,
-  long: readonly Uint8Array[],
-  longDeltas: number,
-  options: { calls?: number; rounds?: number } = {},
-): Promise<{ perExtra: number; perCall: number }> {
-  return parseSplit((chunks) => jsonParseConsumer(dialect, chunks), short, shortDeltas, long, longDeltas, options);
-}
-
-async function parseSplit(
+/**
+ * A parser's CPU split into what each delta costs and what is left per call: `consumer` (the caller's SDK,
+ * `sdkConsumer`, or the floor's `jsonParseConsumer`) on a short and a long answer (`short` and `long`, the chunks of
+ * answers of `shortDeltas` and `longDeltas` deltas), read in the same rounds (the same number of deltas each), each
+ * less the raw reading of the same chunks; per round, per extra delta = the difference per call / the extra deltas,
+ * per call = the short call less its deltas; the medians.
+ *
+ * @example
+ * const { perExtra, perCall } = await parseSplit((chunks) => sdkConsumer('ollama_chat', chunks), chunks200, 200, chunks1000, 1000);
+ */
+export async function parseSplit(
   consumer: (chunks: readonly Uint8Array[]) => Consume,
   short: readonly Uint8Array[],
   shortDeltas: number,

@@ -28,7 +28,7 @@
  * separates them: each side is measured again on answers LONG_FACTOR times as long, and the difference per extra
  * delta is what a delta costs (the gateway's addition, the SDK's parse, the bare relay's), the rest per call.
  * For a translated pair it also gives a floor under any translating gateway, per extra delta: what the bare relay
- * adds plus parsing the upstream's events (`jsonParseSplit`: the bytes to text, framed, each event's JSON parsed;
+ * adds plus parsing the upstream's events (`jsonParseConsumer`: the bytes to text, framed, each event's JSON parsed;
  * nothing decoded, nothing encoded), as a multiple of the caller's SDK parse.
  *
  * Run: `pnpm bench` in packages/server (after the load bench), or
@@ -43,7 +43,7 @@ import { getDialect, type DialectId } from '@parlance/dialects';
 import { mockProviderServer, serveMockProvider, type MockProviderServer, type ScriptedTurn } from '@parlance/testing';
 import { createGateway, staticKeys } from '../src/gateway/index.ts';
 import { PROVIDER } from '../test/gateway-providers.ts';
-import { jsonParseSplit, sdkParseMicrosPerDelta, sdkParseSplit } from './client-parse.ts';
+import { jsonParseConsumer, parseSplit, sdkConsumer, sdkParseMicrosPerDelta } from './client-parse.ts';
 import { median, ms, percentile, table } from './stats.ts';
 
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 200);
@@ -294,14 +294,14 @@ async function main(): Promise<void> {
     await longRelay.close();
     await relay.close();
     const sentLong = await chunksOf(post(served.url, callerBody(caller, true, 'l'), auth));
-    const sdkSplit = await sdkParseSplit(caller, sent, DELTAS, sentLong, LONG);
+    const sdkSplit = await parseSplit((chunks) => sdkConsumer(caller, chunks), sent, DELTAS, sentLong, LONG);
     const addedExtra = difference(gatewaySplit!.perExtra, directSplit!.perExtra);
     const relayExtra = difference(relaySplit!.perExtra, directSplit!.perExtra);
     // A translating gateway's floor: the hop, and the upstream's events parsed (a pass-through need not parse them).
     const upstreamJson =
       caller === provider
         ? undefined
-        : await jsonParseSplit(provider, await chunksOf(post(mock.url, directBody(provider))), DELTAS, await chunksOf(post(longMock.url, directBody(provider))), LONG);
+        : await parseSplit((chunks) => jsonParseConsumer(provider, chunks), await chunksOf(post(mock.url, directBody(provider))), DELTAS, await chunksOf(post(longMock.url, directBody(provider))), LONG);
     const floor = upstreamJson ? Math.max(0, relayExtra) + upstreamJson.perExtra : undefined;
     splitRows.push([
       `${caller} -> ${provider}`,
