@@ -11,6 +11,8 @@ export interface EndlessUpstream {
   url: string;
   /** Bytes written to every response so far. */
   written(): number;
+  /** The bytes of one text chunk on the wire (each becomes one stored text delta). */
+  chunkBytes: number;
   /** Responses the client closed before they ended (every one, as none ends by itself). */
   closed(): number;
   close(): Promise<void>;
@@ -49,6 +51,7 @@ export async function serveEndlessUpstream(chunkChars = 64): Promise<EndlessUpst
   return {
     url: `http://127.0.0.1:${port}`,
     written: () => written,
+    chunkBytes: Buffer.byteLength(line),
     closed: () => closed,
     close: () =>
       new Promise((resolve) => {
