@@ -84,7 +84,10 @@ describe.each([
     const root = mkdtempSync(join(tmpdir(), 'parlance-readme-fw-app-'));
     folders.push(root);
     // The section's setup lines as written; create-next-app without its own install (the one install is next).
-    for (const line of section.setup) await exec('sh', ['-c', line.replace(/create-next-app@\S+ \S+/, '$& --skip-install --disable-git')], { cwd: root, env: { ...process.env, CI: 'true' } });
+    // npx asks before it installs create-next-app, and a machine's npmrc may answer no (`yes=false`, as these
+    // machines' do: "npx canceled due to missing packages"): the test answers yes, as a user at the prompt does.
+    const setupEnv = { ...process.env, CI: 'true', npm_config_yes: 'true' };
+    for (const line of section.setup) await exec('sh', ['-c', line.replace(/create-next-app@\S+ \S+/, '$& --skip-install --disable-git')], { cwd: root, env: setupEnv });
     const made = readdirSync(root);
     expect(made, 'the setup lines make one app folder').toHaveLength(1);
     app = join(root, made[0]!);
