@@ -83,7 +83,10 @@ function isErrorResult(block: Json): boolean {
   return isObject(content) && typeof content.type === 'string' && content.type.endsWith('_error');
 }
 
-/** How every text and thinking delta the API writes begins (`textDeltas: false` skips those). */
+/**
+ * How every text and thinking delta the API writes begins (`textDeltas: false` skips those):
+ * https://docs.anthropic.com/en/docs/build-with-claude/streaming#text-delta
+ */
 const DELTA_HEAD = '{"type":"content_block_delta","index":';
 const TEXT_DELTA = ',"delta":{"type":"text_delta","text":"';
 const THINKING_DELTA = ',"delta":{"type":"thinking_delta","thinking":"';

@@ -58,7 +58,10 @@ function argumentsOf(value: unknown): unknown {
   return {};
 }
 
-/** A line that only carries answer text, as Ollama writes it (`textDeltas: false` skips those). */
+/**
+ * A line that only carries answer text, as Ollama writes it (`textDeltas: false` skips those):
+ * https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-streaming
+ */
 const TEXT_LINE = /^\{"model":"[^"\\]*","created_at":"[^"\\]*","message":\{"role":"assistant","content":"(?:[^"\\]|\\.)*"\},"done":false\}$/;
 const TEXT_LINE_TAIL = '"},"done":false}';
 
