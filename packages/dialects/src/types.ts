@@ -86,9 +86,9 @@ export interface DecoderOptions {
    * passing a stream on unchanged), so text and reasoning deltas may be left out of the events where
    * the decoder can tell one from its first bytes and its last without parsing it, in the form the API
    * writes it: Anthropic's `text_delta` and `thinking_delta` of an open block, and Ollama's lines that
-   * only add text to an open text block. Everything else is
-   * decoded as always: blocks still start and end, and tool calls, signatures, usage, the finish and
-   * failures are the same events. Default `true` (every delta decoded).
+   * only add text to an open text block. Everything else is decoded as always: blocks still start
+   * and end, and tool calls, signatures, usage, the finish and failures are the same events. A skipped
+   * delta is not checked for valid JSON (the bytes' reader parses it). Default `true` (every delta decoded).
    */
   textDeltas?: boolean;
 }

@@ -6,7 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DIALECT_IDS, type DialectId } from '@parlance/dialects';
+import { DIALECT_IDS, type DialectId, decodeText } from '@parlance/dialects';
+import { resolveModel } from '@parlance/engine';
+import type { Event, LanguageModel, ModelCallOptions } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
 import { post, target } from '../../test/gateway-calls.ts';
 import { createGateway } from './gateway.ts';
@@ -153,8 +155,43 @@ describe("a streamed caller of the provider's own API gets the provider's bytes"
     expect(await (await post(app, 'anthropic_messages', 'm', true)).text()).toBe(RECORDED.anthropic_messages.text);
   });
 
-  // The relay has the upstream decoder skip text deltas it can tell unparsed (Anthropic's): only for a model of the
-  // caller's API, whose bytes the caller gets; a fallback to another API's model is decoded whole and re-encoded.
+  // The relay lets the upstream decoder skip the text deltas it can tell unparsed (the caller reads the text from the
+  // bytes): the gateway asks it of every model (`relayDialect`, the caller's API), and the Anthropic and Ollama models
+  // then hand it no text after a block's start, while the caller still gets every byte and the finish still counts.
+  it.each(DIALECT_IDS)('%s: the gateway asks the model to leave out text the caller reads from the bytes', async (dialect) => {
+    const recorded = RECORDED[dialect];
+    const real = resolveModel(target(dialect, streaming(dialect, recorded.text)));
+    const asked: ModelCallOptions[] = [];
+    const seen: Event[] = [];
+    const spy: LanguageModel = {
+      ...real,
+      stream: (request, options) => {
+        asked.push(options ?? {});
+        const events = real.stream(request, options);
+        return (async function* () {
+          for await (const event of events) {
+            seen.push(event);
+            yield event;
+          }
+        })();
+      },
+    };
+    const finishes: GatewayFinish[] = [];
+    const app = createGateway({ routes: { m: spy }, authorize, onFinish: (finish) => void finishes.push(finish) });
+    const text = await (await post(app, dialect, 'm', true, dialect === 'openai_completions' ? USAGE : undefined)).text();
+    expect(text).toBe(recorded.text);
+    expect(asked[0]).toMatchObject({ relayDialect: dialect, onBytes: expect.any(Function) });
+    const deltas = seen.filter((event) => event.type === 'text-delta').length;
+    const all = decodeText(dialect, recorded.text).filter((event) => event.type === 'text-delta').length;
+    if (dialect === 'anthropic_messages' || dialect === 'ollama_chat') {
+      expect(all).toBeGreaterThan(5);
+      expect(deltas).toBeLessThanOrEqual(1);
+    } else expect(deltas).toBe(all);
+    expect(finishes.at(-1)?.finishReason).toBe(recorded.finish ?? 'stop');
+  });
+
+  // Only for a model of the caller's API, whose bytes the caller gets: a fallback to another API's model is decoded
+  // whole and re-encoded.
   it.each([
     ['an HTTP 529', () => Response.json({ type: 'error', error: { type: 'overloaded_error', message: 'Busy' } }, { status: 529 })],
     [
