@@ -41,7 +41,10 @@ export async function installWithPnpm(app: string, packed: PackedPackage[], deps
   manifest.dependencies = { ...manifest.dependencies, ...tarballs, ...deps };
   writeFileSync(join(app, 'package.json'), JSON.stringify(manifest, null, 2));
   const overrides = Object.entries(tarballs).map(([name, spec]) => `  '${name}': '${spec}'\n`);
-  writeFileSync(join(app, 'pnpm-workspace.yaml'), `overrides:\n${overrides.join('')}strictDepBuilds: false\n`);
+  // pmOnFail: ignore, as the repo's own pnpm-workspace.yaml: create-next-app writes a `packageManager` pin, and
+  // recording it makes pnpm look up every @pnpm/exe.<platform> package, some of which 404 on the registry these
+  // machines reach (ERR_PNPM_BAD_CONFIG_DEP ... @pnpm/exe.netbsd-x64, on some runs: ../shared/TOOLING.md).
+  writeFileSync(join(app, 'pnpm-workspace.yaml'), `overrides:\n${overrides.join('')}strictDepBuilds: false\npmOnFail: ignore\n`);
   // No lockfile to freeze (CI=true would ask for one); cached metadata first, the registry for what the store lacks.
   await exec('pnpm', ['install', '--no-frozen-lockfile', '--prefer-offline', '--reporter=silent'], { cwd: app });
 }
