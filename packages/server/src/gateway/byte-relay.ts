@@ -14,7 +14,7 @@ import type { Provenance } from '@parlance/protocol';
 export interface ByteRelay {
   /** The `onBytes` hook: keeps a chunk, dropping what an earlier attempt (retry, fallback) had sent. */
   see(chunk: Uint8Array, from: Provenance): void;
-  /** Whether the held bytes are the answer's: sent, in the caller's format, by the model that answered. */
+  /** Whether the held bytes are the answer's: sent, in the caller's format, by the model that answered (`undefined`: unknown, so not). */
   answers(answered: Provenance | undefined): boolean;
   /** The held chunks, handed out once. */
   take(): Uint8Array[];
@@ -44,8 +44,10 @@ export function createByteRelay(dialect: string): ByteRelay {
       held.push(chunk);
     },
     answers(answered) {
-      if (stopped || !from || from.dialect !== dialect) return false;
-      return !answered || (answered.provider === from.provider && answered.model === from.model);
+      // The model that answered must be known and be the held bytes' sender: after a fallback to a model that
+      // reports no bytes (its own LanguageModel), the held bytes are the failed attempt's, not the answer.
+      if (stopped || !from || !answered || from.dialect !== dialect) return false;
+      return answered.provider === from.provider && answered.model === from.model && answered.dialect === from.dialect;
     },
     take() {
       const out = held;

@@ -12,6 +12,7 @@ import type { Event, LanguageModel, ModelCallOptions } from '@parlance/protocol'
 import { describe, expect, it } from 'vitest';
 import { post, target } from '../../test/gateway-calls.ts';
 import { createGateway } from './gateway.ts';
+import type { RouteTarget } from './routing.ts';
 import { staticKeys } from './keys.ts';
 import type { GatewayFinish } from './options.ts';
 
@@ -69,14 +70,10 @@ const streaming = (dialect: DialectId, text: string, onCancel?: () => void, fail
   new Response(chunked(text, 97, onCancel, fail), { headers: { 'content-type': CONTENT_TYPE[dialect] } });
 
 /** The text of an Anthropic stream: its text deltas, joined. */
-function anthropicText(sse: string): string {
-  return sse
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice(6)) as { type: string; delta?: { type: string; text?: string } })
-    .map((event) => (event.type === 'content_block_delta' && event.delta?.type === 'text_delta' ? event.delta.text : ''))
+const anthropicText = (sse: string): string =>
+  decodeText('anthropic_messages', sse)
+    .map((event) => (event.type === 'text-delta' ? event.delta : ''))
     .join('');
-}
 
 /** The caller's request options that make a stream pass-through-able (Chat Completions: the usage chunk asked for). */
 const USAGE = { stream_options: { include_usage: true } };
@@ -191,21 +188,40 @@ describe("a streamed caller of the provider's own API gets the provider's bytes"
   });
 
   // Only for a model of the caller's API, whose bytes the caller gets: a fallback to another API's model is decoded
-  // whole and re-encoded.
-  it.each([
-    ['an HTTP 529', () => Response.json({ type: 'error', error: { type: 'overloaded_error', message: 'Busy' } }, { status: 529 })],
-    [
-      'an error event after message_start',
-      streaming('anthropic_messages', `${RECORDED.anthropic_messages.text.split('event: content_block_start')[0]!}event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Busy"}}\n\n`),
-    ],
-  ])("an Anthropic caller whose Anthropic model fails (%s) before content gets another API's answer whole", async (_name, failing) => {
-    const second = RECORDED.openai_completions.text;
-    const chain = createGateway({ routes: { m: [target('anthropic_messages', failing, 'first'), target('openai_completions', streaming('openai_completions', second), 'second')] }, authorize });
-    const alone = createGateway({ routes: { m: target('openai_completions', streaming('openai_completions', second), 'second') }, authorize });
-    const text = anthropicText(await (await post(chain, 'anthropic_messages', 'm', true)).text());
-    expect(text.length).toBeGreaterThan(20);
-    expect(text).toBe(anthropicText(await (await post(alone, 'anthropic_messages', 'm', true)).text()));
-  });
+  // whole and re-encoded, and a fallback to a LanguageModel of the app's own (it reports no bytes) is never answered
+  // with the bytes the failed model had sent.
+  const beforeContent = `${RECORDED.anthropic_messages.text.split('event: content_block_start')[0]!}`;
+  const failures: [string, RouteTarget][] = [
+    ['an HTTP 529', target('anthropic_messages', () => Response.json({ type: 'error', error: { type: 'overloaded_error', message: 'Busy' } }, { status: 529 }), 'first')],
+    ['an error event after message_start', target('anthropic_messages', streaming('anthropic_messages', `${beforeContent}event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Busy"}}\n\n`), 'first')],
+    ['a connection lost after message_start', target('anthropic_messages', streaming('anthropic_messages', beforeContent, undefined, new TypeError('terminated')), 'first')],
+  ];
+  const own: LanguageModel = {
+    provider: 'own',
+    modelId: 'own-1',
+    dialect: 'anthropic_messages',
+    async *stream() {
+      yield { type: 'message-start' };
+      yield { type: 'text-start', id: 't' };
+      for (const delta of ['An answer ', 'from the app', "'s own model."]) yield { type: 'text-delta', id: 't', delta };
+      yield { type: 'text-end', id: 't' };
+      yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 6 } };
+    },
+  };
+  const seconds: [string, RouteTarget][] = [
+    ["another API's model", target('openai_completions', streaming('openai_completions', RECORDED.openai_completions.text), 'second')],
+    ["the app's own LanguageModel", own],
+  ];
+  it.each(failures.flatMap(([failure, first]) => seconds.map(([name, second]) => [failure, name, first, second] as const)))(
+    'an Anthropic caller whose Anthropic model fails (%s) before content gets the answer of %s, whole',
+    async (_failure, _name, first, second) => {
+      const chain = createGateway({ routes: { m: [first, second] }, authorize });
+      const alone = createGateway({ routes: { m: second }, authorize });
+      const text = anthropicText(await (await post(chain, 'anthropic_messages', 'm', true)).text());
+      expect(text.length).toBeGreaterThan(20);
+      expect(text).toBe(anthropicText(await (await post(alone, 'anthropic_messages', 'm', true)).text()));
+    },
+  );
 
   it('a failure before any content is still the caller-format HTTP error, with the Retry-After', async () => {
     const limited = () => Response.json({ type: 'error', error: { type: 'rate_limit_error', message: 'Slow down' } }, { status: 429, headers: { 'retry-after': '7' } });
