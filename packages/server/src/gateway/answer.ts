@@ -18,7 +18,7 @@ import {
   takeReady,
   type Usage,
 } from '@parlance/protocol';
-import { type ByteRelay, createByteRelay } from './byte-relay.ts';
+import { type ByteRelay, createByteRelay, sentBy } from './byte-relay.ts';
 import { createSealer } from './envelope.ts';
 import type { GatewayPrincipal } from './keys.ts';
 import type { GatewayFinish, GatewayOptions } from './options.ts';
@@ -205,7 +205,8 @@ async function holdForInputCount(call: Call, held: Event[], take: () => Promise<
  * The provider's body, for the caller to get unchanged, when nothing in it needs translating:
  * - the caller's API is the one the answering model speaks (else the body is re-encoded in the caller's);
  * - the answer is not kept for Responses state (kept items are named by the gateway's response id);
- * - the body came from the model that answered (a fallback chain's earlier model may have sent one).
+ * - the body came from the model that answered, known by its provenance (a fallback chain's earlier model may
+ *   have sent one, and a model of the app's own reports none).
  * The model name and response id are then the provider's, as they are for same-format streams.
  * Everything else holds as for a re-encoded body: usage and cost are counted from the decoded events
  * (`onFinish`), failures are never passed through (they are re-encoded with credentials removed),
@@ -214,9 +215,7 @@ async function holdForInputCount(call: Call, held: Event[], take: () => Promise<
  */
 function passThrough(call: Call, last: UpstreamBody | undefined, seen: Tally): unknown {
   if (!last || call.responseId !== undefined || last.from.dialect !== call.dialect.id) return undefined;
-  const answered = seen.provenance;
-  if (answered && (answered.provider !== last.from.provider || answered.model !== last.from.model)) return undefined;
-  return last.body;
+  return sentBy(seen.provenance, last.from) ? last.body : undefined;
 }
 
 /**

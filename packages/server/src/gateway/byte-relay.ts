@@ -23,6 +23,18 @@ export interface ByteRelay {
 }
 
 /**
+ * Whether what a model reported (bytes, a body) is the answer's: the model that answered (its `message-start`'s
+ * provenance) is known and is the sender. Unknown is not: after a fallback to a model that reports nothing (an
+ * app's own `LanguageModel`), what was reported is the failed model's.
+ *
+ * @example
+ * if (sentBy(tally.provenance, body.from)) return body.body;
+ */
+export function sentBy(answered: Provenance | undefined, sender: Provenance): boolean {
+  return answered !== undefined && answered.provider === sender.provider && answered.model === sender.model && answered.dialect === sender.dialect;
+}
+
+/**
  * A relay for a caller speaking `dialect`.
  *
  * @example
@@ -44,10 +56,7 @@ export function createByteRelay(dialect: string): ByteRelay {
       held.push(chunk);
     },
     answers(answered) {
-      // The model that answered must be known and be the held bytes' sender: after a fallback to a model that
-      // reports no bytes (its own LanguageModel), the held bytes are the failed attempt's, not the answer.
-      if (stopped || !from || !answered || from.dialect !== dialect) return false;
-      return answered.provider === from.provider && answered.model === from.model && answered.dialect === from.dialect;
+      return !stopped && from?.dialect === dialect && sentBy(answered, from);
     },
     take() {
       const out = held;

@@ -4,6 +4,7 @@
  * gets the provider's body unchanged where nothing in it needs translating.
  */
 import { DIALECT_IDS, type DialectId } from '@parlance/dialects';
+import type { LanguageModel } from '@parlance/protocol';
 import { mockProviderServer } from '@parlance/testing';
 import { describe, expect, it } from 'vitest';
 import { createGateway } from './gateway.ts';
@@ -162,6 +163,33 @@ describe("a caller of the provider's own API gets the provider's body", () => {
       authorize,
     });
     expect(await (await post(app, 'openai_completions', 'm', false)).json()).toEqual(VENDOR_BODY.openai_completions);
+  });
+
+  // A failure in a 200 body, in each API's form, then a fallback to a model of the app's own (it reports no body):
+  // the caller gets that model's answer, never the failed model's body.
+  it.each<[DialectId, unknown]>([
+    ['openai_completions', { error: { message: 'Busy', type: 'server_error' } }],
+    ['openai_responses', { id: 'resp_1', object: 'response', status: 'failed', error: { code: 'server_error', message: 'Busy' }, output: [] }],
+    ['anthropic_messages', { type: 'error', error: { type: 'overloaded_error', message: 'Busy' } }],
+    ['google_gemini', { error: { code: 503, message: 'Busy', status: 'UNAVAILABLE' } }],
+    ['ollama_chat', { error: 'the runner crashed' }],
+  ])("%s: a fallback to the app's own model after a failed body answers with its answer", async (dialect, failed) => {
+    const own: LanguageModel = {
+      provider: 'own',
+      modelId: 'own-1',
+      dialect,
+      async *stream() {
+        yield { type: 'message-start' };
+        yield { type: 'text-start', id: 't' };
+        yield { type: 'text-delta', id: 't', delta: "The app's own answer." };
+        yield { type: 'text-end', id: 't' };
+        yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 5 } };
+      },
+    };
+    const app = createGateway({ routes: { m: [target(dialect, () => Response.json(failed), 'first'), own] }, authorize });
+    const response = await post(app, dialect, 'm', false);
+    expect(response.status).toBe(200);
+    expect(answerOf(dialect, await response.json()).text).toBe("The app's own answer.");
   });
 
   it('an upstream failure is never passed through: it is re-encoded in the caller format', async () => {
