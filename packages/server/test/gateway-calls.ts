@@ -1,5 +1,6 @@
 import type { DialectId } from '@parlance/dialects';
 import type { ModelSpec } from '@parlance/engine';
+import type { LanguageModel } from '@parlance/protocol';
 import type { MockProviderHandler } from '@parlance/testing';
 import type { Hono } from 'hono';
 import { callerRequest } from './caller-request.ts';
@@ -8,6 +9,25 @@ import { PROVIDER } from './gateway-providers.ts';
 /** A route to an in-process provider (`handler` answers the provider's HTTP). */
 export function target(dialect: DialectId, handler: MockProviderHandler | ((request: Request) => Response | Promise<Response>), model = 'mock-1'): ModelSpec {
   return { ...PROVIDER[dialect], model, baseURL: `https://${dialect}.mock`, apiKey: 'provider-key', retry: false, fetch: (input, init) => Promise.resolve(handler(new Request(input, init))) };
+}
+
+/**
+ * A model of the app's own (no provider behind it, so it reports no bytes or body and its message-start no
+ * provenance) that answers `deltas` as one text block.
+ */
+export function appModel(dialect: DialectId, deltas: readonly string[]): LanguageModel {
+  return {
+    provider: 'own',
+    modelId: 'own-1',
+    dialect,
+    async *stream() {
+      yield { type: 'message-start' };
+      yield { type: 'text-start', id: 't' };
+      for (const delta of deltas) yield { type: 'text-delta', id: 't', delta };
+      yield { type: 'text-end', id: 't' };
+      yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: deltas.length } };
+    },
+  };
 }
 
 export { callerRequest } from './caller-request.ts';

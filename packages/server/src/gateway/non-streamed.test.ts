@@ -4,13 +4,12 @@
  * gets the provider's body unchanged where nothing in it needs translating.
  */
 import { DIALECT_IDS, type DialectId } from '@parlance/dialects';
-import type { LanguageModel } from '@parlance/protocol';
 import { mockProviderServer } from '@parlance/testing';
 import { describe, expect, it } from 'vitest';
 import { createGateway } from './gateway.ts';
 import type { GatewayFinish } from './options.ts';
 import { staticKeys } from './keys.ts';
-import { post, sseData, target } from '../../test/gateway-calls.ts';
+import { appModel, post, sseData, target } from '../../test/gateway-calls.ts';
 import { createMemoryRunStore } from '../memory-run-store.ts';
 
 const TURN = {
@@ -174,19 +173,7 @@ describe("a caller of the provider's own API gets the provider's body", () => {
     ['google_gemini', { error: { code: 503, message: 'Busy', status: 'UNAVAILABLE' } }],
     ['ollama_chat', { error: 'the runner crashed' }],
   ])("%s: a fallback to the app's own model after a failed body answers with its answer", async (dialect, failed) => {
-    const own: LanguageModel = {
-      provider: 'own',
-      modelId: 'own-1',
-      dialect,
-      async *stream() {
-        yield { type: 'message-start' };
-        yield { type: 'text-start', id: 't' };
-        yield { type: 'text-delta', id: 't', delta: "The app's own answer." };
-        yield { type: 'text-end', id: 't' };
-        yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 5 } };
-      },
-    };
-    const app = createGateway({ routes: { m: [target(dialect, () => Response.json(failed), 'first'), own] }, authorize });
+    const app = createGateway({ routes: { m: [target(dialect, () => Response.json(failed), 'first'), appModel(dialect, ["The app's own answer."])] }, authorize });
     const response = await post(app, dialect, 'm', false);
     expect(response.status).toBe(200);
     expect(answerOf(dialect, await response.json()).text).toBe("The app's own answer.");

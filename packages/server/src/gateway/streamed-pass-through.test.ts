@@ -10,7 +10,7 @@ import { DIALECT_IDS, type DialectId, decodeText } from '@parlance/dialects';
 import { resolveModel } from '@parlance/engine';
 import type { Event, LanguageModel, ModelCallOptions } from '@parlance/protocol';
 import { describe, expect, it } from 'vitest';
-import { post, target } from '../../test/gateway-calls.ts';
+import { appModel, post, target } from '../../test/gateway-calls.ts';
 import { createGateway } from './gateway.ts';
 import type { RouteTarget } from './routing.ts';
 import { staticKeys } from './keys.ts';
@@ -196,21 +196,9 @@ describe("a streamed caller of the provider's own API gets the provider's bytes"
     ['an error event after message_start', target('anthropic_messages', streaming('anthropic_messages', `${beforeContent}event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Busy"}}\n\n`), 'first')],
     ['a connection lost after message_start', target('anthropic_messages', streaming('anthropic_messages', beforeContent, undefined, new TypeError('terminated')), 'first')],
   ];
-  const own: LanguageModel = {
-    provider: 'own',
-    modelId: 'own-1',
-    dialect: 'anthropic_messages',
-    async *stream() {
-      yield { type: 'message-start' };
-      yield { type: 'text-start', id: 't' };
-      for (const delta of ['An answer ', 'from the app', "'s own model."]) yield { type: 'text-delta', id: 't', delta };
-      yield { type: 'text-end', id: 't' };
-      yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 6 } };
-    },
-  };
   const seconds: [string, RouteTarget][] = [
     ["another API's model", target('openai_completions', streaming('openai_completions', RECORDED.openai_completions.text), 'second')],
-    ["the app's own LanguageModel", own],
+    ["the app's own LanguageModel", appModel('anthropic_messages', ['An answer ', 'from the app', "'s own model."])],
   ];
   it.each(failures.flatMap(([failure, first]) => seconds.map(([name, second]) => [failure, name, first, second] as const)))(
     'an Anthropic caller whose Anthropic model fails (%s) before content gets the answer of %s, whole',
